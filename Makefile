@@ -1,0 +1,60 @@
+# opolyx: every target bootstraps what it needs on a fresh machine.
+#   make run    the whole system on embedded defaults
+#   make test   every test (lint and type checks included)
+#   make bench  the benchmarks, each printing its figures next to a baseline
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+TOOLS  := .tools
+UV     := $(TOOLS)/bin/uv
+VENV   := .venv
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
+RUN    := $(UV) run --frozen --no-sync
+
+.PHONY: help bootstrap sync run test lint typecheck unit bench clean
+
+help:
+	@echo "make run    - play opolyx locally"
+	@echo "make test   - bootstrap and run every test"
+	@echo "make bench  - print the benchmark figures"
+
+# uv itself comes from PyPI into a private tools venv, so nothing is needed by hand.
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet "uv==0.13.9"
+
+uv.lock: $(UV) pyproject.toml $(wildcard libs/*/pyproject.toml services/*/pyproject.toml)
+	$(UV) lock --python $(PYTHON)
+	@touch uv.lock
+
+$(VENV)/.synced: $(UV) uv.lock
+	$(UV) sync --frozen --all-packages --python $(PYTHON)
+	@touch $@
+
+sync: $(VENV)/.synced
+
+bootstrap: sync
+
+run: sync
+	$(RUN) opolyx-rules demo --mode classic --seats 4 --seed $${SEED:-1}
+
+lint: sync
+	$(RUN) ruff check libs services tests
+	$(RUN) ruff format --check libs services tests
+
+typecheck: sync
+	$(RUN) mypy --strict libs/opolyx_rules/src
+
+unit: sync
+	$(RUN) pytest libs services tests
+
+test: lint typecheck unit
+
+bench: sync
+	$(RUN) python -m opolyx_rules.bench
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""opolyx rules library (placeholder while the engine lands)."""
