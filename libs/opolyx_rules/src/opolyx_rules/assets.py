@@ -1,0 +1,133 @@
+"""What a seat holds and what it is worth: group holding, rent (R6), net worth (R20),
+and how much a seat could raise by selling and mortgaging everything (R11)."""
+
+from __future__ import annotations
+
+from .board import (
+    DEALERSHIP_RENT,
+    GROUP_SQUARES,
+    PROPERTY_SLOT,
+    SQUARES,
+    STREET_GROUPS,
+    UTILITY_MULTIPLIER,
+    SquareKind,
+)
+from .modes import ModeConfig
+from .state import PropState, State
+
+
+def prop(state: State, square: int) -> PropState:
+    return state.props[PROPERTY_SLOT[square]]
+
+
+def group_props(state: State, square: int) -> list[PropState]:
+    return [prop(state, sq) for sq in GROUP_SQUARES[SQUARES[square].group]]
+
+
+def holds_group(state: State, seat: int, square: int) -> bool:
+    return all(p.owner == seat for p in group_props(state, square))
+
+
+def group_has_buildings(state: State, square: int) -> bool:
+    return any(p.buildings for p in group_props(state, square))
+
+
+def are_allies(state: State, a: int, b: int) -> bool:
+    if not state.config.teams or a == b:
+        return False
+    return state.seats[a].team == state.seats[b].team
+
+
+def opponents(state: State, seat: int) -> list[int]:
+    """Active seats that are neither ``seat`` nor its allies."""
+    return [
+        s.seat
+        for s in state.seats
+        if not s.out and s.seat != seat and not are_allies(state, seat, s.seat)
+    ]
+
+
+def base_rent(state: State, square: int) -> int:
+    """The rent before the card boost and the rent tax (0 when mortgaged or unowned)."""
+    p = prop(state, square)
+    if p.owner is None or p.mortgaged:
+        return 0
+    sq = SQUARES[square]
+    if sq.kind is SquareKind.STREET:
+        if p.buildings:
+            return sq.rents[p.buildings]
+        full = holds_group(state, p.owner, square) and not group_has_buildings(state, square)
+        return sq.rents[0] * 2 if full else sq.rents[0]
+    held = sum(1 for q in GROUP_SQUARES[sq.group] if prop(state, q).owner == p.owner)
+    if sq.kind is SquareKind.DEALERSHIP:
+        return DEALERSHIP_RENT[held]
+    dice_total = sum(state.dice) if state.dice else 0
+    return dice_total * UTILITY_MULTIPLIER[held]
+
+
+def rent_due(state: State, square: int, tenant: int) -> int:
+    """What ``tenant`` owes for landing on ``square``, card boost included (R6, R20)."""
+    p = prop(state, square)
+    if p.owner is None or p.owner == tenant or are_allies(state, p.owner, tenant):
+        return 0
+    rent = base_rent(state, square)
+    boost = min(state.boosts[p.owner].get(square, 0), state.config.card_boost_cap_pct)
+    return rent + rent * boost // 100
+
+
+def rent_tax_withheld(config: ModeConfig, round_no: int, rent: int) -> int:
+    """The part of ``rent`` that leaves the game instead of reaching the owner (R6).
+
+    Share at round r = max * min(1, (r - start + 1) / (full - start + 1)), computed in
+    integers so the floor is exact.
+    """
+    start, full = config.rent_tax_start, config.rent_tax_full
+    if start is None or full is None or round_no < start:
+        return 0
+    span = full - start + 1
+    progress = min(round_no - start + 1, span)
+    return rent * config.rent_tax_max_num * progress // (config.rent_tax_max_den * span)
+
+
+def unmortgage_cost(config: ModeConfig, square: int) -> int:
+    value = SQUARES[square].mortgage_value
+    return value + value * config.mortgage_interest_pct // 100
+
+
+def net_worth(state: State, seat: int) -> int:
+    """Cash + price of unmortgaged + half price of mortgaged + buildings at cost (R20)."""
+    worth = state.seats[seat].cash
+    for p in state.props:
+        if p.owner != seat:
+            continue
+        sq = SQUARES[p.square]
+        worth += sq.mortgage_value if p.mortgaged else sq.price
+        worth += p.buildings * sq.building_cost
+    return worth
+
+
+def liquidation_value(state: State, seat: int) -> int:
+    """Cash after selling every building and mortgaging every property (R11)."""
+    value = state.seats[seat].cash
+    for p in state.props:
+        if p.owner != seat:
+            continue
+        sq = SQUARES[p.square]
+        value += p.buildings * (sq.building_cost // 2)
+        if not p.mortgaged:
+            value += sq.mortgage_value
+    return value
+
+
+def complete_groups(state: State, seat: int) -> int:
+    """Colour groups wholly held by ``seat`` (XP, R20)."""
+    return sum(1 for g in STREET_GROUPS if holds_group(state, seat, GROUP_SQUARES[g][0]))
+
+
+def trade_side_value(state: State, cash: int, squares: tuple[int, ...]) -> int:
+    """R10 fairness value: cash + price (unmortgaged) or half price (mortgaged)."""
+    value = cash
+    for square in squares:
+        sq = SQUARES[square]
+        value += sq.mortgage_value if prop(state, square).mortgaged else sq.price
+    return value

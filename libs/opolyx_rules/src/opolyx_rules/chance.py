@@ -1,0 +1,55 @@
+"""Chance outcomes: dice, the Speed die, the Jackpot die and event-card draws.
+
+Each draw is a pure function of (rng, script) returning the outcome and the advanced
+(rng, script). The engine draws to learn the outcome it puts in an event; ``evolve``
+draws again from the same inputs to advance the state, so replaying events consumes
+exactly the same randomness without the events ever carrying the RNG state.
+"""
+
+from __future__ import annotations
+
+from .rng import randbelow
+from .state import Script
+
+SPEED_DIE_FACES: tuple[str, ...] = ("1", "2", "3", "bus", "x", "x")
+DECK_SIZE = 16
+ALL_CARDS_MASK = ((1 << (DECK_SIZE + 1)) - 1) & ~1  # bits 1..16
+
+
+def draw_dice(rng: int, script: Script) -> tuple[tuple[int, int], int, Script]:
+    if script.dice:
+        a, b = script.dice[0]
+        return (a, b), rng, script._replace(dice=script.dice[1:])
+    a, rng = randbelow(rng, 6)
+    b, rng = randbelow(rng, 6)
+    return (a + 1, b + 1), rng, script
+
+
+def draw_speed_die(rng: int, script: Script) -> tuple[str, int, Script]:
+    if script.speed_die:
+        return script.speed_die[0], rng, script._replace(speed_die=script.speed_die[1:])
+    face, rng = randbelow(rng, 6)
+    return SPEED_DIE_FACES[face], rng, script
+
+
+def draw_jackpot_die(rng: int, script: Script) -> tuple[int, int, Script]:
+    if script.jackpot_die:
+        return script.jackpot_die[0], rng, script._replace(jackpot_die=script.jackpot_die[1:])
+    face, rng = randbelow(rng, 6)
+    return face + 1, rng, script
+
+
+def draw_card(rng: int, script: Script, drawn: int) -> tuple[int, bool, int, Script]:
+    """Draw a card not yet drawn since the last shuffle (R15).
+
+    Returns (card, reshuffled, rng, script); ``reshuffled`` says the deck was shuffled
+    anew before this draw because all 16 had been drawn.
+    """
+    reshuffled = (drawn & ALL_CARDS_MASK) == ALL_CARDS_MASK
+    if reshuffled:
+        drawn = 0
+    if script.deck:
+        return script.deck[0], reshuffled, rng, script._replace(deck=script.deck[1:])
+    remaining = [c for c in range(1, DECK_SIZE + 1) if not drawn & (1 << c)]
+    index, rng = randbelow(rng, len(remaining))
+    return remaining[index], reshuffled, rng, script

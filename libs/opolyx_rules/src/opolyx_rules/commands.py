@@ -1,0 +1,203 @@
+"""Commands: what a seat asks to do (imperative names), plus the timeout input.
+
+Each command is a small immutable value with a JSON form ``{"seat": 0, "type": "roll"}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .errors import RulesError
+
+
+class Roll(NamedTuple):
+    seat: int
+
+
+class Buy(NamedTuple):
+    seat: int
+
+
+class Decline(NamedTuple):
+    seat: int
+
+
+class Bid(NamedTuple):
+    seat: int
+
+
+class Pass(NamedTuple):
+    seat: int
+
+
+class Build(NamedTuple):
+    seat: int
+    square: int
+
+
+class Sell(NamedTuple):
+    seat: int
+    square: int
+
+
+class Mortgage(NamedTuple):
+    seat: int
+    square: int
+
+
+class Unmortgage(NamedTuple):
+    seat: int
+    square: int
+
+
+class PayBail(NamedTuple):
+    seat: int
+
+
+class Pay(NamedTuple):
+    seat: int
+
+
+class DeclareBankruptcy(NamedTuple):
+    seat: int
+
+
+class Resign(NamedTuple):
+    seat: int
+
+
+class JackpotBet(NamedTuple):
+    seat: int
+    numbers: tuple[int, ...]
+
+
+class JackpotDecline(NamedTuple):
+    seat: int
+
+
+class ChooseBus(NamedTuple):
+    seat: int
+    move: str  # "sum" | "first" | "second"
+
+
+class Teleport(NamedTuple):
+    seat: int
+    square: int
+
+
+class OfferTrade(NamedTuple):
+    seat: int
+    to: int
+    give_cash: int = 0
+    give_squares: tuple[int, ...] = ()
+    take_cash: int = 0
+    take_squares: tuple[int, ...] = ()
+
+
+class AcceptOffer(NamedTuple):
+    seat: int
+    offer: str
+
+
+class RejectOffer(NamedTuple):
+    seat: int
+    offer: str
+
+
+class CancelOffer(NamedTuple):
+    seat: int
+    offer: str
+
+
+class Timeout(NamedTuple):
+    """Not a seat's choice: the earliest due deadline fires (R16)."""
+
+
+Command = (
+    Roll | Buy | Decline | Bid | Pass | Build | Sell | Mortgage | Unmortgage | PayBail | Pay
+    | DeclareBankruptcy | Resign | JackpotBet | JackpotDecline | ChooseBus | Teleport
+    | OfferTrade | AcceptOffer | RejectOffer | CancelOffer | Timeout
+)
+
+COMMAND_TYPES: dict[str, type[Any]] = {
+    "roll": Roll,
+    "buy": Buy,
+    "decline": Decline,
+    "bid": Bid,
+    "pass": Pass,
+    "build": Build,
+    "sell": Sell,
+    "mortgage": Mortgage,
+    "unmortgage": Unmortgage,
+    "pay_bail": PayBail,
+    "pay": Pay,
+    "bankrupt": DeclareBankruptcy,
+    "resign": Resign,
+    "jackpot": JackpotBet,
+    "jackpot_decline": JackpotDecline,
+    "bus": ChooseBus,
+    "teleport": Teleport,
+    "offer": OfferTrade,
+    "accept": AcceptOffer,
+    "reject": RejectOffer,
+    "cancel": CancelOffer,
+    "timeout": Timeout,
+}
+_TYPE_NAMES: dict[type[Any], str] = {cls: name for name, cls in COMMAND_TYPES.items()}
+_TUPLE_FIELDS = frozenset({"numbers", "give_squares", "take_squares"})
+_INT_FIELDS = frozenset({"seat", "square", "to", "give_cash", "take_cash"})
+
+
+def command_type(command: Command) -> str:
+    return _TYPE_NAMES[type(command)]
+
+
+def command_to_json(command: Command) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": command_type(command)}
+    for key, value in command._asdict().items():
+        out[key] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _malformed(message: str) -> RulesError:
+    return RulesError("command/malformed", message)
+
+
+def _int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _malformed(f"field {name!r} must be an integer, got {value!r}")
+    return value
+
+
+def command_from_json(data: Any) -> Command:
+    """Parse a command's JSON form; raises ``RulesError("command/malformed")`` naming
+    what is wrong, or ``command/unknown_type``."""
+    if not isinstance(data, dict):
+        raise _malformed("a command must be a JSON object")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise _malformed("a command needs a string field 'type'")
+    cls = COMMAND_TYPES.get(kind)
+    if cls is None:
+        raise RulesError("command/unknown_type", f"unknown command type {kind!r}")
+    fields: tuple[str, ...] = cls._fields
+    defaults: dict[str, Any] = cls._field_defaults
+    values: dict[str, Any] = {}
+    for name in fields:
+        if name not in data:
+            if name in defaults:
+                continue
+            raise _malformed(f"command {kind!r} needs field {name!r}")
+        raw = data[name]
+        if name in _TUPLE_FIELDS:
+            if not isinstance(raw, list | tuple):
+                raise _malformed(f"field {name!r} must be a list of integers")
+            values[name] = tuple(_int(name, v) for v in raw)
+        elif name in _INT_FIELDS:
+            values[name] = _int(name, raw)
+        else:
+            if not isinstance(raw, str):
+                raise _malformed(f"field {name!r} must be a string")
+            values[name] = raw
+    command: Command = cls(**values)
+    return command

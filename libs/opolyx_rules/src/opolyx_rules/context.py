@@ -1,0 +1,25 @@
+"""The decision context: a scratch copy of the state plus the events decided so far.
+
+Every change goes through ``emit``, which records the event and applies it with the same
+``apply_in_place`` that ``evolve`` uses, so the events alone always rebuild the state.
+A rejected command raises before anything escapes: the scratch copy is simply dropped.
+"""
+
+from __future__ import annotations
+
+from .events import Event
+from .evolve import apply_in_place
+from .state import State
+
+
+class Ctx:
+    __slots__ = ("events", "now", "s")
+
+    def __init__(self, state: State, now: float) -> None:
+        self.s = state.copy()
+        self.events: list[Event] = []
+        self.now = now
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        apply_in_place(self.s, event)

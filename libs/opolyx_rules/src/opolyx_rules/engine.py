@@ -1,0 +1,412 @@
+"""The public core: ``new_game``, ``decide``/``apply``, ``evolve``, ``replay``, timeouts.
+
+``decide`` checks a command in a fixed order (is the game running? is the seat in it? is
+this its decision?) and returns the events it causes, or raises a ``RulesError`` with a
+stable code; the state passed in is never changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import auction, management, payment, trade, turn
+from .board import PROPERTY_SLOT
+from .commands import (
+    AcceptOffer,
+    Bid,
+    Build,
+    Buy,
+    CancelOffer,
+    ChooseBus,
+    Command,
+    DeclareBankruptcy,
+    Decline,
+    JackpotBet,
+    JackpotDecline,
+    Mortgage,
+    OfferTrade,
+    Pass,
+    Pay,
+    PayBail,
+    RejectOffer,
+    Resign,
+    Roll,
+    Sell,
+    Teleport,
+    Timeout,
+    Unmortgage,
+)
+from .assets import liquidation_value, unmortgage_cost
+from .board import BOARD_SIZE, SQUARES
+from .context import Ctx
+from .errors import RulesError
+from .events import (
+    BANK,
+    Event,
+    MortgageLifted,
+    BuildingBuilt,
+    OfferClosed,
+    OfferMade,
+    PropertyTransferred,
+    SeatActed,
+    TurnSkipped,
+    Transfer,
+)
+from .evolve import apply_in_place
+from .modes import ModeConfig, get_mode
+from .rng import randbelow, seed_state
+from .state import (
+    RULES_VERSION,
+    SCHEMA_VERSION,
+    AuctionPending,
+    BusPending,
+    BuyPending,
+    JackpotPending,
+    PaymentPending,
+    Pending,
+    PropState,
+    RollPending,
+    Script,
+    SeatState,
+    State,
+    TeleportPending,
+    initial_props,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSetup:
+    """What a seat brings to a new game: its collectible-card boosts (R20)."""
+
+    boosts: dict[int, int] = field(default_factory=dict)
+
+
+def seed_commitment(seed: int) -> str:
+    """SHA-256 of the seed, published at creation and checked against the revealed seed."""
+    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+def new_game(
+    mode: str | ModeConfig,
+    seats: int | Sequence[SeatSetup],
+    seed: int,
+    *,
+    first_seat: int | None = None,
+    script: Script | None = None,
+    now: float = 0.0,
+) -> State:
+    """A new game on square 0 with the starting cash; the first seat is drawn (R3)."""
+    config = get_mode(mode) if isinstance(mode, str) else mode
+    setups = [SeatSetup() for _ in range(seats)] if isinstance(seats, int) else list(seats)
+    count = len(setups)
+    if count not in config.allowed_seats:
+        allowed = ", ".join(str(n) for n in config.allowed_seats)
+        raise RulesError(
+            "setup/seats", f"{config.name} is played with {allowed} seats, not {count}"
+        )
+    rng = seed_state(seed)
+    if first_seat is None:
+        first_seat, rng = randbelow(rng, count)
+    elif not 0 <= first_seat < count:
+        raise RulesError("setup/first_seat", f"first_seat must be a seat from 0 to {count - 1}")
+    boosts = tuple(
+        {sq: min(pct, config.card_boost_cap_pct) for sq, pct in setup.boosts.items()}
+        for setup in setups
+    )
+    for seat_boosts in boosts:
+        for sq in seat_boosts:
+            if sq not in PROPERTY_SLOT:
+                raise RulesError("setup/card", f"a card names square {sq}, not a property")
+    state = State(
+        schema_version=SCHEMA_VERSION,
+        rules_version=RULES_VERSION,
+        config=config,
+        seed_commitment=seed_commitment(seed),
+        seats=tuple(
+            SeatState(seat=i, cash=config.starting_cash, team=(i % 2) if config.teams else None)
+            for i in range(count)
+        ),
+        props=initial_props(),
+        boosts=boosts,
+        rng=rng,
+        script=script or Script(),
+        first_seat=first_seat,
+        round=1,
+        current_seat=first_seat,
+        pending=RollPending(first_seat, now + config.turn_seconds),
+    )
+    return state
+
+
+# -- deadlines -------------------------------------------------------------------------------
+
+
+def next_deadline(state: State) -> float | None:
+    """The earliest moment at which a timeout is due, or None."""
+    if state.finished:
+        return None
+    times = [o.deadline for o in state.offers]
+    if state.pending is not None:
+        times.append(state.pending.deadline)
+    return min(times) if times else None
+
+
+def awaiting(state: State) -> list[int]:
+    """Seats with a decision open now: the pending seat (the auction's bidder), and the
+    receivers of open offers."""
+    if state.finished:
+        return []
+    seats = [state.pending.seat] if state.pending is not None else []
+    for offer in state.offers:
+        if offer.to not in seats:
+            seats.append(offer.to)
+    return seats
+
+
+def advance(state: State, now: float) -> tuple[State, list[Event]]:
+    """Fire every deadline due at or before ``now``, each at its own time, in order."""
+    events: list[Event] = []
+    while True:
+        due = next_deadline(state)
+        if due is None or due > now:
+            return state, events
+        state, fired = apply(state, Timeout(), due)
+        events.extend(fired)
+
+
+# -- decide ----------------------------------------------------------------------------------
+
+
+def apply(state: State, command: Command, now: float) -> tuple[State, list[Event]]:
+    """Check ``command`` at time ``now``; return the next state and the events."""
+    ctx = Ctx(state, now)
+    _dispatch(ctx, command)
+    return ctx.s, ctx.events
+
+
+def decide(state: State, command: Command, now: float) -> list[Event]:
+    return apply(state, command, now)[1]
+
+
+def evolve_all(state: State, events: Iterable[Event]) -> State:
+    s = state.copy()
+    for event in events:
+        apply_in_place(s, event)
+    return s
+
+
+def replay(initial: State, events: Iterable[Event]) -> State:
+    """The state after every event of a game, from its initial state."""
+    return evolve_all(initial, events)
+
+
+def _require(error: RulesError | None) -> None:
+    if error is not None:
+        raise error
+
+
+def _pending_for(ctx: Ctx, seat: int, kind: type[Pending], what: str) -> Any:
+    pending = ctx.s.pending
+    if isinstance(pending, kind) and pending.seat == seat:
+        return pending
+    if pending is None or pending.seat != seat:
+        raise RulesError("turn/not_your_turn", f"it is not your decision: cannot {what} now")
+    raise RulesError(
+        "turn/wrong_phase", f"cannot {what} now: the game waits for your {pending.kind} decision"
+    )
+
+
+def _dispatch(ctx: Ctx, command: Command) -> None:  # noqa: C901 - one arm per command
+    s = ctx.s
+    if s.finished:
+        raise RulesError("game/finished", "the game is over")
+    if isinstance(command, Timeout):
+        _timeout(ctx)
+        return
+    seat = command.seat
+    if not 0 <= seat < len(s.seats):
+        raise RulesError("seat/unknown", f"there is no seat {seat} at this table")
+    if s.seats[seat].out:
+        raise RulesError("seat/out", f"seat {seat} is out of the game")
+    if s.seats[seat].missed_turns:
+        ctx.emit(SeatActed(seat))
+    match command:
+        case Roll():
+            _pending_for(ctx, seat, RollPending, "roll")
+            turn.roll(ctx, seat)
+        case PayBail():
+            _pending_for(ctx, seat, RollPending, "pay bail")
+            if not s.seats[seat].in_jail:
+                raise RulesError("jail/not_in_jail", "you are not in jail")
+            bail = s.config.bail
+            payment.require(ctx, seat, bail, ((BANK, bail),), "bail", then="roll")
+        case Buy():
+            pending = _pending_for(ctx, seat, BuyPending, "buy")
+            price = SQUARES[pending.square].price
+            if s.seats[seat].cash < price:
+                raise RulesError("funds/insufficient", f"the price is {price}")
+            turn.buy(ctx, seat, pending.square)
+        case Decline():
+            pending = _pending_for(ctx, seat, BuyPending, "decline")
+            turn.decline(ctx, seat, pending.square, automatic=False)
+        case Bid():
+            pending = _pending_for(ctx, seat, AuctionPending, "bid")
+            if s.seats[seat].cash < pending.minimum:
+                raise RulesError("funds/insufficient", f"the minimum bid is {pending.minimum}")
+            auction.bid(ctx, seat)
+        case Pass():
+            _pending_for(ctx, seat, AuctionPending, "pass")
+            auction.pass_(ctx, seat, automatic=False)
+        case Build(_, square):
+            _require(management.check_build(s, seat, square))
+            ctx.emit(Transfer(seat, BANK, SQUARES[square].building_cost, "building"))
+            ctx.emit(BuildingBuilt(seat, square, s.props[PROPERTY_SLOT[square]].buildings + 1))
+        case Sell(_, square):
+            _require(management.check_sell(s, seat, square))
+            payment.sell_building(ctx, seat, square)
+        case Mortgage(_, square):
+            _require(management.check_mortgage(s, seat, square))
+            payment.mortgage(ctx, seat, square)
+        case Unmortgage(_, square):
+            _require(management.check_unmortgage(s, seat, square))
+            ctx.emit(Transfer(seat, BANK, unmortgage_cost(s.config, square), "unmortgage"))
+            ctx.emit(MortgageLifted(seat, square))
+        case Pay():
+            pending = _pending_for(ctx, seat, PaymentPending, "pay")
+            if s.seats[seat].cash < pending.amount:
+                raise RulesError(
+                    "funds/insufficient",
+                    f"you owe {pending.amount} but hold {s.seats[seat].cash}: "
+                    "sell buildings, mortgage or trade first",
+                )
+            payment.pay(ctx, pending)
+        case DeclareBankruptcy():
+            pending = _pending_for(ctx, seat, PaymentPending, "declare bankruptcy")
+            if liquidation_value(s, seat) >= pending.amount:
+                raise RulesError(
+                    "bankrupt/can_pay",
+                    "bankruptcy is offered only when selling and mortgaging everything "
+                    "would not cover the debt",
+                )
+            payment.bankrupt(ctx, pending)
+        case Resign():
+            payment.resign(ctx, seat)
+        case JackpotBet(_, numbers):
+            _pending_for(ctx, seat, JackpotPending, "bet at the Jackpot")
+            if not 1 <= len(numbers) <= 3 or len(set(numbers)) != len(numbers) or any(
+                not 1 <= n <= 6 for n in numbers
+            ):
+                raise RulesError(
+                    "jackpot/bad_numbers", "choose one, two or three distinct numbers from 1 to 6"
+                )
+            turn.play_jackpot(ctx, seat, tuple(sorted(numbers)))
+        case JackpotDecline():
+            _pending_for(ctx, seat, JackpotPending, "decline the Jackpot")
+            turn.decline_jackpot(ctx, seat, automatic=False)
+        case ChooseBus(_, move):
+            _pending_for(ctx, seat, BusPending, "choose the Bus move")
+            if move not in ("sum", "first", "second"):
+                raise RulesError("bus/bad_move", "move must be 'sum', 'first' or 'second'")
+            turn.choose_bus(ctx, seat, move)
+        case Teleport(_, square):
+            _pending_for(ctx, seat, TeleportPending, "teleport")
+            if not 0 <= square < BOARD_SIZE:
+                raise RulesError("teleport/bad_square", f"square must be 0-{BOARD_SIZE - 1}")
+            turn.teleport(ctx, seat, square)
+        case OfferTrade():
+            _require(trade.check_offer(s, command))
+            offer_id = f"o{s.offers_made + 1}"
+            ctx.emit(
+                OfferMade(
+                    offer_id, seat, command.to, command.give_cash, command.give_squares,
+                    command.take_cash, command.take_squares, ctx.now + s.config.offer_seconds,
+                )
+            )
+        case AcceptOffer(_, offer_id):
+            offer = trade.find_offer(s, offer_id)
+            if offer is None:
+                raise RulesError("trade/not_open", f"offer {offer_id} is not open")
+            if offer.to != seat:
+                raise RulesError("trade/not_yours", f"offer {offer_id} was not made to you")
+            _require(
+                trade.check_offer_terms(
+                    s, offer.frm, offer.to, offer.give_cash, offer.give_squares,
+                    offer.take_cash, offer.take_squares,
+                )
+            )
+            if offer.give_cash:
+                ctx.emit(Transfer(offer.frm, offer.to, offer.give_cash, "trade"))
+            if offer.take_cash:
+                ctx.emit(Transfer(offer.to, offer.frm, offer.take_cash, "trade"))
+            for square in offer.give_squares:
+                ctx.emit(PropertyTransferred(offer.frm, offer.to, square))
+            for square in offer.take_squares:
+                ctx.emit(PropertyTransferred(offer.to, offer.frm, square))
+            ctx.emit(OfferClosed(offer_id, "accepted"))
+        case RejectOffer(_, offer_id) | CancelOffer(_, offer_id):
+            offer = trade.find_offer(s, offer_id)
+            if offer is None:
+                raise RulesError("trade/not_open", f"offer {offer_id} is not open")
+            rejecting = isinstance(command, RejectOffer)
+            if (offer.to if rejecting else offer.frm) != seat:
+                raise RulesError(
+                    "trade/not_yours",
+                    f"only the {'receiver' if rejecting else 'proposer'} can do that",
+                )
+            ctx.emit(OfferClosed(offer_id, "rejected" if rejecting else "cancelled"))
+        case _:
+            raise RulesError("command/unknown_type", f"unknown command {command!r}")
+
+
+def _timeout(ctx: Ctx) -> None:
+    """R16: the earliest due deadline fires; forced decisions are auto-played."""
+    s = ctx.s
+    due = next_deadline(s)
+    if due is None or ctx.now < due:
+        raise RulesError("timeout/not_due", "no deadline is due yet")
+    pending = s.pending
+    for offer in s.offers:
+        if offer.deadline == due and (pending is None or offer.deadline < pending.deadline):
+            ctx.emit(OfferClosed(offer.id, "expired"))
+            return
+    assert pending is not None
+    seat = pending.seat
+    match pending:
+        case RollPending():
+            missed = s.seats[seat].missed_turns + 1
+            ctx.emit(TurnSkipped(seat, missed))
+            if missed >= s.config.missed_turns_to_resign:
+                payment.resign(ctx, seat)
+            else:
+                turn.end_turn(ctx)
+        case BuyPending():
+            turn.decline(ctx, seat, pending.square, automatic=True)
+        case AuctionPending():
+            auction.pass_(ctx, seat, automatic=True)
+        case PaymentPending():
+            payment.pay_on_timeout(ctx, pending)
+        case JackpotPending():
+            turn.decline_jackpot(ctx, seat, automatic=True)
+        case BusPending():
+            turn.choose_bus(ctx, seat, "sum", automatic=True)
+        case TeleportPending():
+            turn.teleport(ctx, seat, 0, automatic=True)
+        case _:
+            raise AssertionError(f"unhandled pending {pending!r}")
+
+
+__all__ = [
+    "PropState",
+    "SeatSetup",
+    "advance",
+    "apply",
+    "awaiting",
+    "decide",
+    "new_game",
+    "next_deadline",
+    "replay",
+    "seed_commitment",
+]

@@ -1,0 +1,241 @@
+"""The payment pause (R11), bankruptcy and resignation (R12).
+
+A debt never debits silently: ``require`` opens a Pay step for the debtor. ``then`` says
+how play continues once it is paid: "landed" (the square is resolved), "roll" (bail paid
+before rolling), "move" (bail after the third failed jail roll, then move ``steps``) or
+"dice" (Unlucky Four paid, the roll goes on).
+"""
+
+from __future__ import annotations
+
+from . import endgame, turn
+from .assets import liquidation_value, prop, rent_tax_withheld
+from .board import SQUARES, SquareKind
+from .context import Ctx
+from .events import (
+    BANK,
+    BuildingSold,
+    LeftJail,
+    OfferClosed,
+    PaymentCancelled,
+    PaymentMade,
+    PaymentRequired,
+    PropertyMortgaged,
+    SeatWentOut,
+    Transfer,
+)
+from .state import PaymentPending
+
+
+def require(
+    ctx: Ctx,
+    seat: int,
+    amount: int,
+    creditors: tuple[tuple[int, int], ...],
+    reason: str,
+    *,
+    then: str = "landed",
+    steps: int = 0,
+    queue: tuple[tuple[int, int, int], ...] = (),
+) -> None:
+    deadline = ctx.now + ctx.s.config.payment_seconds
+    ctx.emit(PaymentRequired(seat, amount, creditors, reason, deadline, then, steps, queue))
+
+
+def start_queued(ctx: Ctx, queue: tuple[tuple[int, int, int], ...], then: str) -> None:
+    """Open the next pause of a queue of (debtor, amount, creditor), skipping debtors
+    who have gone out meanwhile; continue with ``then`` when the queue is empty."""
+    while queue:
+        (debtor, amount, creditor), queue = queue[0], queue[1:]
+        if not ctx.s.seats[debtor].out:
+            require(ctx, debtor, amount, ((creditor, amount),), "card", then=then, queue=queue)
+            return
+    continue_after(ctx, then, 0)
+
+
+def continue_after(ctx: Ctx, then: str, steps: int) -> None:
+    if ctx.s.finished:
+        return
+    seat = ctx.s.current_seat
+    if then == "roll":
+        turn.offer_roll(ctx, seat)
+    elif then == "move":
+        turn.move_by(ctx, seat, steps, "roll")
+    elif then == "dice":
+        turn.continue_roll(ctx)
+    else:
+        turn.landed(ctx)
+
+
+def _after(ctx: Ctx, pending: PaymentPending) -> None:
+    """Play goes on after the pause closed (paid, or the debtor went out)."""
+    if pending.queue:
+        start_queued(ctx, pending.queue, pending.then)
+    elif ctx.s.seats[ctx.s.current_seat].out:
+        if not ctx.s.finished:
+            turn.end_turn(ctx)
+    else:
+        continue_after(ctx, pending.then, pending.steps)
+
+
+def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:
+    s = ctx.s
+    debtor = pending.seat
+    for creditor, share in pending.creditors:
+        if creditor >= 0 and s.seats[creditor].out:
+            # R21: a creditor eliminated during the pause: their share goes to the bank.
+            ctx.emit(Transfer(debtor, BANK, share, "creditor_out"))
+        elif pending.reason == "rent":
+            withheld = rent_tax_withheld(s.config, s.round, share)
+            ctx.emit(Transfer(debtor, creditor, share - withheld, "rent"))
+            if withheld:
+                ctx.emit(Transfer(debtor, BANK, withheld, "rent_tax"))
+        else:
+            ctx.emit(Transfer(debtor, creditor, share, pending.reason))
+    ctx.emit(PaymentMade(debtor, pending.amount, pending.reason, automatic))
+    if pending.reason == "bail":
+        ctx.emit(LeftJail(debtor, "bail"))
+    _after(ctx, pending)
+
+
+# -- raising funds ------------------------------------------------------------------------
+
+
+def sellable_squares(ctx: Ctx, seat: int) -> list[int]:
+    """Streets of ``seat`` from which one building may be sold now (R8: even selling)."""
+    s = ctx.s
+    out = []
+    for p in s.props:
+        if p.owner != seat or not p.buildings:
+            continue
+        if s.config.even_building:
+            group = SQUARES[p.square].group
+            top = max(q.buildings for q in s.props if SQUARES[q.square].group == group)
+            if p.buildings < top:
+                continue
+        out.append(p.square)
+    return out
+
+
+def mortgageable_squares(ctx: Ctx, seat: int) -> list[int]:
+    s = ctx.s
+    out = []
+    for p in s.props:
+        if p.owner != seat or p.mortgaged:
+            continue
+        sq = SQUARES[p.square]
+        if sq.kind is SquareKind.STREET:
+            group = sq.group
+            if any(q.buildings for q in s.props if SQUARES[q.square].group == group):
+                continue
+        out.append(p.square)
+    return out
+
+
+def sell_building(ctx: Ctx, seat: int, square: int) -> None:
+    sq = SQUARES[square]
+    ctx.emit(Transfer(BANK, seat, sq.building_cost // 2, "building_sale"))
+    ctx.emit(BuildingSold(seat, square, prop(ctx.s, square).buildings - 1))
+
+
+def mortgage(ctx: Ctx, seat: int, square: int) -> None:
+    ctx.emit(Transfer(BANK, seat, SQUARES[square].mortgage_value, "mortgage"))
+    ctx.emit(PropertyMortgaged(seat, square))
+
+
+def raise_funds(ctx: Ctx, seat: int, target: int | None) -> None:
+    """Sell buildings, then mortgage, cheapest first, until cash reaches ``target``
+    (None: liquidate everything) (R11, R12)."""
+
+    def enough() -> bool:
+        return target is not None and ctx.s.seats[seat].cash >= target
+
+    while not enough():
+        options = sellable_squares(ctx, seat)
+        if not options:
+            break
+        sell_building(ctx, seat, min(options, key=lambda q: (SQUARES[q].building_cost, q)))
+    while not enough():
+        options = mortgageable_squares(ctx, seat)
+        if not options:
+            break
+        mortgage(ctx, seat, min(options, key=lambda q: (SQUARES[q].price, q)))
+
+
+def pay_on_timeout(ctx: Ctx, pending: PaymentPending) -> None:
+    if liquidation_value(ctx.s, pending.seat) < pending.amount:
+        bankrupt(ctx, pending)
+        return
+    raise_funds(ctx, pending.seat, pending.amount)
+    pay(ctx, pending, automatic=True)
+
+
+# -- going out ----------------------------------------------------------------------------
+
+
+def bankrupt(ctx: Ctx, pending: PaymentPending) -> None:
+    """R12: liquidate, split all cash pro rata among the creditors, release, go out."""
+    s = ctx.s
+    seat = pending.seat
+    raise_funds(ctx, seat, None)
+    cash = s.seats[seat].cash
+    total = sum(share for _, share in pending.creditors)
+    paid = 0
+    for creditor, share in pending.creditors:
+        part = cash * share // total if total else 0
+        if part:
+            alive = creditor < 0 or not s.seats[creditor].out
+            ctx.emit(Transfer(seat, creditor if alive else BANK, part, "bankruptcy"))
+            paid += part
+    if cash - paid:
+        ctx.emit(Transfer(seat, BANK, cash - paid, "bankruptcy"))
+    go_out(ctx, seat, "bankrupt")
+    if not s.finished:
+        ctx.emit(PaymentCancelled(seat))
+        _after(ctx, pending)
+
+
+def go_out(ctx: Ctx, seat: int, how: str) -> None:
+    """Release a seat's holdings (R12) and take it out of the game. The caller repairs
+    whatever decision was pending."""
+    s = ctx.s
+    raise_funds(ctx, seat, None)
+    left = s.seats[seat].cash
+    if left:
+        ctx.emit(Transfer(seat, BANK, left, how))
+    for offer in s.offers:
+        if seat in (offer.frm, offer.to):
+            ctx.emit(OfferClosed(offer.id, "withdrawn"))
+    ctx.emit(SeatWentOut(seat, how, _heir(ctx, seat)))
+    endgame.finish_if_decided(ctx)
+
+
+def _heir(ctx: Ctx, seat: int) -> int | None:
+    """Team mode: the next ally in seat order still in the game (R12, R17)."""
+    s = ctx.s
+    if not s.config.teams:
+        return None
+    n = len(s.seats)
+    team = s.seats[seat].team
+    for step in range(1, n):
+        other = s.seats[(seat + step) % n]
+        if other.team == team and not other.out:
+            return other.seat
+    return None
+
+
+def resign(ctx: Ctx, seat: int) -> None:
+    s = ctx.s
+    pending = s.pending
+    go_out(ctx, seat, "resigned")
+    if s.finished:
+        return
+    from . import auction  # noqa: PLC0415 - auction imports turn, which imports us
+
+    if isinstance(pending, PaymentPending) and pending.seat == seat:
+        ctx.emit(PaymentCancelled(seat))
+        _after(ctx, pending)
+    elif auction.is_running(ctx):
+        auction.withdraw(ctx, seat)
+    elif seat == s.current_seat and (pending is None or pending.seat == seat):
+        turn.end_turn(ctx)

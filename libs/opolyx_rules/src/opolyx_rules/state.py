@@ -1,0 +1,203 @@
+"""The game state: one value holding everything the rules need, including the RNG.
+
+``State`` is treated as immutable by every public function: ``evolve`` copies it before
+changing anything, and the tuples inside it are never mutated, only replaced. Seats and
+properties are NamedTuples (cheap to copy, immutable); pending decisions are frozen
+dataclasses. The whole state round-trips through JSON (``state_to_json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .board import PROPERTY_SQUARES
+from .modes import ModeConfig
+
+SCHEMA_VERSION = 1
+RULES_VERSION = "1.0"
+RULES_MAJOR = 1
+
+
+class SeatState(NamedTuple):
+    seat: int
+    cash: int
+    position: int = 0
+    in_jail: bool = False
+    #: failed rolls for doubles during this stay in jail
+    jail_rolls: int = 0
+    out: bool = False
+    #: 1 for the first seat to go out, 2 for the next...; 0 while in play
+    out_order: int = 0
+    missed_turns: int = 0
+    #: Team mode side (0 or 1); None in other modes
+    team: int | None = None
+
+
+class PropState(NamedTuple):
+    square: int
+    owner: int | None = None
+    buildings: int = 0
+    mortgaged: bool = False
+    #: round in which the mortgage was taken (Speed expiry, R9)
+    mortgaged_round: int = 0
+
+
+class Script(NamedTuple):
+    """Outcomes fixed in advance (scenario files): used in order before the RNG."""
+
+    dice: tuple[tuple[int, int], ...] = ()
+    speed_die: tuple[str, ...] = ()
+    jackpot_die: tuple[int, ...] = ()
+    deck: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """The decision the game waits for: who decides, and by when (absolute seconds)."""
+
+    seat: int
+    deadline: float
+
+    @property
+    def kind(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class RollPending(Pending):
+    @property
+    def kind(self) -> str:
+        return "roll"
+
+
+@dataclass(frozen=True, slots=True)
+class BuyPending(Pending):
+    square: int
+
+    @property
+    def kind(self) -> str:
+        return "buy"
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionPending(Pending):
+    """``seat`` is the bidder whose turn it is; ``deadline`` is their 10 s."""
+
+    square: int
+    decliner: int
+    order: tuple[int, ...]
+    #: current highest bid, 0 while nobody has bid
+    bid: int
+    leader: int | None
+    #: the only amount the bidder may bid
+    minimum: int
+    passed: frozenset[int]
+
+    @property
+    def kind(self) -> str:
+        return "auction"
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentPending(Pending):
+    amount: int
+    creditors: tuple[tuple[int, int], ...]
+    reason: str
+    then: str
+    steps: int
+    queue: tuple[tuple[int, int, int], ...]
+
+    @property
+    def kind(self) -> str:
+        return "payment"
+
+
+@dataclass(frozen=True, slots=True)
+class JackpotPending(Pending):
+    @property
+    def kind(self) -> str:
+        return "jackpot"
+
+
+@dataclass(frozen=True, slots=True)
+class BusPending(Pending):
+    @property
+    def kind(self) -> str:
+        return "bus"
+
+
+@dataclass(frozen=True, slots=True)
+class TeleportPending(Pending):
+    @property
+    def kind(self) -> str:
+        return "teleport"
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    id: str
+    frm: int
+    to: int
+    give_cash: int
+    give_squares: tuple[int, ...]
+    take_cash: int
+    take_squares: tuple[int, ...]
+    deadline: float
+
+
+@dataclass(slots=True)
+class State:
+    schema_version: int
+    rules_version: str
+    config: ModeConfig
+    seed_commitment: str
+    seats: tuple[SeatState, ...]
+    #: one entry per property, in board order (``board.PROPERTY_SLOT`` maps squares)
+    props: tuple[PropState, ...]
+    #: per seat: square -> collectible card boost in percent (fixed at game start)
+    boosts: tuple[dict[int, int], ...]
+    rng: int
+    script: Script
+    first_seat: int
+    round: int
+    current_seat: int
+    pending: Pending | None = None
+    finished: bool = False
+    winner: int | None = None
+    placement: tuple[int, ...] = ()
+    finish_reason: str = ""
+    #: Fortuna's Fortune Pot (R18)
+    pot: int = 0
+    offers: tuple[Offer, ...] = ()
+    offers_made: int = 0
+    #: bit n set: card n has been drawn since the last shuffle (R15)
+    drawn_cards: int = 0
+    last_card: int = 0
+    #: the white dice of the last roll (utility rent uses their total)
+    dice: tuple[int, int] | None = None
+    third: str | None = None
+    #: doubles rolled in the current turn
+    doubles: int = 0
+    roll_again: bool = False
+    x_jump: bool = False
+    #: squares raised this turn (at most one level per street per turn, R8)
+    built: frozenset[int] = frozenset()
+    out_count: int = 0
+
+    def copy(self) -> State:
+        clone = object.__new__(State)
+        for name in _STATE_FIELDS:
+            object.__setattr__(clone, name, getattr(self, name))
+        return clone
+
+    @property
+    def mode(self) -> str:
+        return self.config.name
+
+
+_STATE_FIELDS: tuple[str, ...] = State.__slots__  # type: ignore[assignment]
+
+
+def initial_props() -> tuple[PropState, ...]:
+    return tuple(PropState(square=sq) for sq in PROPERTY_SQUARES)

@@ -1,0 +1,403 @@
+"""The flow of a turn (R4, R5, R13, R14, R15, R19): roll, move, resolve the square, and
+what comes after (another roll, the X jump, the end of the turn).
+
+Functions here take the decision context and emit events; when a decision is needed they
+set it pending and return. ``landed`` is the one continuation every resolution ends in.
+"""
+
+from __future__ import annotations
+
+from . import auction, endgame, payment
+from .assets import opponents, prop, rent_due
+from .board import (
+    BOARD_SIZE,
+    GROUP_SQUARES,
+    JACKPOT,
+    PROPERTY_SQUARES,
+    SQUARES,
+    SquareKind,
+    distance,
+    nearest_ahead,
+)
+from .cards import CARDS, REPAIR_PER_BUILDING, REPAIR_PER_FULL_STREET
+from .chance import draw_card, draw_dice, draw_jackpot_die, draw_speed_die
+from .context import Ctx
+from .events import (
+    BANK,
+    POT,
+    BusChosen,
+    BusOffered,
+    BuyOffered,
+    CardDrawn,
+    DiceRolled,
+    JackpotDeclined,
+    JackpotOffered,
+    JackpotPlayed,
+    JailRollFailed,
+    JumpSkipped,
+    LeftJail,
+    MortgageExpired,
+    MortgageReminder,
+    Moved,
+    OfferClosed,
+    PropertyBought,
+    PropertyDeclined,
+    RollOffered,
+    SentToJail,
+    Teleported,
+    TeleportOffered,
+    Transfer,
+    TurnEnded,
+    TurnStarted,
+)
+
+
+def bank_sink(ctx: Ctx) -> int:
+    """Where taxes and card payments to the bank go: the Fortune Pot in Fortuna (R18)."""
+    return POT if ctx.s.config.fortuna else BANK
+
+
+# -- turn boundaries ---------------------------------------------------------------------
+
+
+def start_turn(ctx: Ctx, seat: int, round_no: int) -> None:
+    s = ctx.s
+    expiry = s.config.mortgage_expiry_rounds
+    if expiry is not None:
+        for p in s.props:
+            if p.owner == seat and p.mortgaged:
+                left = expiry - (round_no - p.mortgaged_round)
+                if left <= 0:
+                    ctx.emit(MortgageExpired(seat, p.square))
+                else:
+                    ctx.emit(MortgageReminder(seat, p.square, left))
+    ctx.emit(TurnStarted(seat, round_no, ctx.now + s.config.turn_seconds))
+
+
+def next_active_seat(ctx: Ctx, after: int) -> int:
+    seats = ctx.s.seats
+    n = len(seats)
+    for step in range(1, n + 1):
+        candidate = (after + step) % n
+        if not seats[candidate].out:
+            return candidate
+    return after
+
+
+def end_turn(ctx: Ctx) -> None:
+    """Close the current turn and start the next seat's, counting rounds (R3, R20)."""
+    s = ctx.s
+    seat = s.current_seat
+    for offer in s.offers:
+        if offer.frm == seat:
+            ctx.emit(OfferClosed(offer.id, "turn_ended"))
+    ctx.emit(TurnEnded(seat))
+    nxt = next_active_seat(ctx, seat)
+    n = len(s.seats)
+    # A round completes when the turn order crosses the first seat again.
+    to_first = (s.first_seat - seat) % n or n
+    round_no = s.round
+    if to_first <= ((nxt - seat) % n or n):
+        if round_no >= s.config.round_limit:
+            endgame.finish(ctx, "round_limit")
+            return
+        round_no += 1
+        every = s.config.new_year_every
+        if s.config.fortuna and round_no % every == 0:
+            for st in s.seats:
+                if not st.out:
+                    ctx.emit(Transfer(BANK, st.seat, s.config.new_year_gift, "new_year"))
+    start_turn(ctx, nxt, round_no)
+
+
+def offer_roll(ctx: Ctx, seat: int) -> None:
+    ctx.emit(RollOffered(seat, ctx.now + ctx.s.config.turn_seconds))
+
+
+def landed(ctx: Ctx) -> None:
+    """Everything of the last move is resolved: jump, roll again, or end the turn."""
+    s = ctx.s
+    if s.finished:
+        return
+    seat = s.current_seat
+    st = s.seats[seat]
+    if st.out or st.in_jail:
+        end_turn(ctx)
+        return
+    if s.x_jump:
+        target = x_jump_target(ctx, seat)
+        if target is None:
+            ctx.emit(JumpSkipped(seat))
+        else:
+            move_to(ctx, seat, target, "jump")
+            return
+    if s.roll_again:
+        offer_roll(ctx, seat)
+    else:
+        end_turn(ctx)
+
+
+# -- rolling -------------------------------------------------------------------------------
+
+
+def roll(ctx: Ctx, seat: int) -> None:
+    s = ctx.s
+    st = s.seats[seat]
+    white, rng_after, script_after = draw_dice(s.rng, s.script)
+    a, b = white
+    third: str | None = None
+    use_third = (
+        s.config.third_die_from_round is not None
+        and s.round >= s.config.third_die_from_round
+        and not st.in_jail
+    )
+    if use_third:
+        third, _, _ = draw_speed_die(rng_after, script_after)
+    triples = third is not None and third.isdigit() and int(third) == a == b
+    doubles = s.doubles
+    roll_again = False
+    if not st.in_jail and a == b:
+        roll_again = True
+        if not triples:
+            doubles += 1
+    ctx.emit(DiceRolled(seat, white, third, doubles, roll_again, third == "x"))
+    cfg = s.config
+    if cfg.fortuna and a + b == cfg.lucky_total:
+        ctx.emit(Transfer(BANK, seat, cfg.lucky_payout, "lucky_eight"))
+    if cfg.fortuna and a + b == cfg.unlucky_total:
+        payment.require(ctx, seat, cfg.unlucky_cost, ((POT, cfg.unlucky_cost),), "unlucky_four",
+                        then="dice")
+        return
+    continue_roll(ctx)
+
+
+def continue_roll(ctx: Ctx) -> None:
+    """Resolve the roll in ``state.dice`` (after any Unlucky Four payment)."""
+    s = ctx.s
+    seat = s.current_seat
+    st = s.seats[seat]
+    assert s.dice is not None
+    a, b = s.dice
+    if st.in_jail:
+        if a == b:
+            ctx.emit(LeftJail(seat, "doubles"))
+            move_by(ctx, seat, a + b, "roll")
+            return
+        attempts = st.jail_rolls + 1
+        ctx.emit(JailRollFailed(seat, attempts))
+        if attempts >= s.config.max_jail_rolls:
+            bail = s.config.bail
+            payment.require(ctx, seat, bail, ((BANK, bail),), "bail", then="move", steps=a + b)
+        else:
+            end_turn(ctx)
+        return
+    if s.doubles >= 3:
+        ctx.emit(SentToJail(seat, "three_doubles"))
+        end_turn(ctx)
+        return
+    third = s.third
+    if third is not None and third.isdigit() and int(third) == a == b:
+        ctx.emit(TeleportOffered(seat, ctx.now + s.config.turn_seconds))
+    elif third == "bus":
+        ctx.emit(BusOffered(seat, ctx.now + s.config.turn_seconds))
+    else:
+        extra = int(third) if third is not None and third.isdigit() else 0
+        move_by(ctx, seat, a + b + extra, "roll")
+
+
+def choose_bus(ctx: Ctx, seat: int, move: str, automatic: bool = False) -> None:
+    assert ctx.s.dice is not None
+    a, b = ctx.s.dice
+    steps = {"sum": a + b, "first": a, "second": b}[move]
+    ctx.emit(BusChosen(seat, move, automatic))
+    move_by(ctx, seat, steps, "bus")
+
+
+def teleport(ctx: Ctx, seat: int, square: int, automatic: bool = False) -> None:
+    ctx.emit(Teleported(seat, square, automatic))
+    land(ctx, seat)
+
+
+# -- moving --------------------------------------------------------------------------------
+
+
+def move_by(ctx: Ctx, seat: int, steps: int, how: str) -> None:
+    frm = ctx.s.seats[seat].position
+    to = (frm + steps) % BOARD_SIZE
+    # Landing exactly on Start is paid by resolving the square (salary + bonus).
+    passed = frm + steps > BOARD_SIZE
+    _move(ctx, seat, frm, to, passed, how)
+
+
+def move_to(ctx: Ctx, seat: int, target: int, how: str) -> None:
+    frm = ctx.s.seats[seat].position
+    steps = distance(frm, target) or BOARD_SIZE
+    move_by(ctx, seat, steps, how)
+
+
+def _move(ctx: Ctx, seat: int, frm: int, to: int, passed: bool, how: str) -> None:
+    ctx.emit(Moved(seat, frm, to, passed, how))
+    if passed:
+        ctx.emit(Transfer(BANK, seat, ctx.s.config.salary, "salary"))
+    land(ctx, seat)
+
+
+def x_jump_target(ctx: Ctx, seat: int) -> int | None:
+    """Nearest unowned property ahead, else nearest opponent-owned one (R19)."""
+    s = ctx.s
+    here = s.seats[seat].position
+    ahead = sorted(PROPERTY_SQUARES, key=lambda sq: distance(here, sq) or BOARD_SIZE)
+    for sq in ahead:
+        if prop(s, sq).owner is None:
+            return sq
+    rivals = set(opponents(s, seat))
+    for sq in ahead:
+        owner = prop(s, sq).owner
+        if owner is not None and owner in rivals:
+            return sq
+    return None
+
+
+# -- resolving a square --------------------------------------------------------------------
+
+
+def land(ctx: Ctx, seat: int) -> None:
+    s = ctx.s
+    square = s.seats[seat].position
+    sq = SQUARES[square]
+    kind = sq.kind
+    cfg = s.config
+    if sq.is_property:
+        owner = prop(s, square).owner
+        if owner is None:
+            if s.seats[seat].cash >= sq.price:
+                ctx.emit(BuyOffered(seat, square, ctx.now + cfg.turn_seconds))
+            else:
+                ctx.emit(PropertyDeclined(seat, square, True))
+                auction.start(ctx, square, seat)
+            return
+        rent = rent_due(s, square, seat)
+        if rent > 0:
+            payment.require(ctx, seat, rent, ((owner, rent),), "rent")
+        else:
+            landed(ctx)
+    elif kind is SquareKind.START:
+        ctx.emit(Transfer(BANK, seat, cfg.salary + cfg.landing_bonus, "start_landing"))
+        landed(ctx)
+    elif kind is SquareKind.TAX:
+        payment.require(ctx, seat, sq.tax, ((bank_sink(ctx), sq.tax),), "tax")
+    elif kind is SquareKind.EVENT:
+        draw_event_card(ctx, seat)
+    elif kind is SquareKind.GO_TO_JAIL:
+        ctx.emit(SentToJail(seat, "square"))
+        end_turn(ctx)
+    elif kind is SquareKind.JACKPOT:
+        land_on_jackpot(ctx, seat)
+    else:  # Just visiting
+        landed(ctx)
+
+
+def buy(ctx: Ctx, seat: int, square: int) -> None:
+    price = SQUARES[square].price
+    ctx.emit(Transfer(seat, BANK, price, "purchase"))
+    ctx.emit(PropertyBought(seat, square, price))
+    landed(ctx)
+
+
+def decline(ctx: Ctx, seat: int, square: int, automatic: bool) -> None:
+    ctx.emit(PropertyDeclined(seat, square, automatic))
+    auction.start(ctx, square, seat)
+
+
+# -- Jackpot (R14, R18) ------------------------------------------------------------------
+
+
+def land_on_jackpot(ctx: Ctx, seat: int) -> None:
+    s = ctx.s
+    if s.config.fortuna and s.pot > 0:
+        ctx.emit(Transfer(POT, seat, s.pot, "fortune_pot"))
+    if s.config.jackpot_enabled and s.seats[seat].cash >= s.config.jackpot_stake:
+        ctx.emit(JackpotOffered(seat, ctx.now + s.config.turn_seconds))
+    else:
+        landed(ctx)
+
+
+def play_jackpot(ctx: Ctx, seat: int, numbers: tuple[int, ...]) -> None:
+    s = ctx.s
+    cfg = s.config
+    die, _, _ = draw_jackpot_die(s.rng, s.script)
+    won = die in numbers
+    ctx.emit(Transfer(seat, BANK, cfg.jackpot_stake, "jackpot_stake"))
+    ctx.emit(JackpotPlayed(seat, numbers, die, won))
+    if won:
+        ctx.emit(Transfer(BANK, seat, cfg.jackpot_payouts[len(numbers) - 1], "jackpot_win"))
+    landed(ctx)
+
+
+def decline_jackpot(ctx: Ctx, seat: int, automatic: bool) -> None:
+    ctx.emit(JackpotDeclined(seat, automatic))
+    landed(ctx)
+
+
+# -- event cards (R15) ---------------------------------------------------------------------
+
+
+def draw_event_card(ctx: Ctx, seat: int) -> None:
+    s = ctx.s
+    number, reshuffled, _, _ = draw_card(s.rng, s.script, s.drawn_cards)
+    card = CARDS[number]
+    ctx.emit(CardDrawn(seat, number, card.text, reshuffled))
+    if card.bank > 0:
+        ctx.emit(Transfer(BANK, seat, card.bank, "card"))
+        landed(ctx)
+    elif card.bank < 0:
+        payment.require(ctx, seat, -card.bank, ((bank_sink(ctx), -card.bank),), "card")
+    elif card.each_opponent > 0:
+        _collect_from_each_opponent(ctx, seat, card.each_opponent)
+    elif card.each_opponent < 0:
+        share = -card.each_opponent
+        creditors = tuple((opp, share) for opp in opponents(s, seat))
+        if creditors:
+            payment.require(ctx, seat, share * len(creditors), creditors, "card")
+        else:
+            landed(ctx)
+    elif card.repairs:
+        total = 0
+        for p in s.props:
+            if p.owner == seat and p.buildings:
+                full = p.buildings == 5
+                total += REPAIR_PER_FULL_STREET if full else REPAIR_PER_BUILDING * p.buildings
+        if total:
+            payment.require(ctx, seat, total, ((bank_sink(ctx), total),), "card")
+        else:
+            landed(ctx)
+    elif card.advance_to is not None:
+        move_to(ctx, seat, card.advance_to, "card")
+    elif card.advance_to_group is not None:
+        here = s.seats[seat].position
+        move_to(ctx, seat, nearest_ahead(here, GROUP_SQUARES[card.advance_to_group]), "card")
+    elif card.back:
+        frm = s.seats[seat].position
+        ctx.emit(Moved(seat, frm, (frm - card.back) % BOARD_SIZE, False, "card"))
+        land(ctx, seat)
+    elif card.jail:
+        ctx.emit(SentToJail(seat, "card"))
+        end_turn(ctx)
+
+
+def _collect_from_each_opponent(ctx: Ctx, seat: int, amount: int) -> None:
+    """Opponents who can pay do so at once; each who cannot gets a pause of their own,
+    resolved one after another before play continues (R15)."""
+    queue: list[tuple[int, int, int]] = []
+    for opp in opponents(ctx.s, seat):
+        if ctx.s.seats[opp].cash >= amount:
+            ctx.emit(Transfer(opp, seat, amount, "card"))
+        else:
+            queue.append((opp, amount, seat))
+    if queue:
+        payment.start_queued(ctx, tuple(queue), then="landed")
+    else:
+        landed(ctx)
+
+
+__all__ = ["JACKPOT"]
