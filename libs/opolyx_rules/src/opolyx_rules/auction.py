@@ -29,9 +29,7 @@ def start(ctx: Ctx, square: int, decliner: int) -> None:
     s = ctx.s
     n = len(s.seats)
     order = tuple(
-        (decliner + step) % n
-        for step in range(1, n + 1)
-        if not s.seats[(decliner + step) % n].out
+        (decliner + step) % n for step in range(1, n + 1) if not s.seats[(decliner + step) % n].out
     )
     deadline = ctx.now + s.config.auction_bid_seconds
     ctx.emit(AuctionStarted(square, decliner, order, order[0], SQUARES[square].price, deadline))

@@ -123,7 +123,14 @@ PROPERTY_SQUARES: tuple[int, ...] = tuple(s.index for s in SQUARES if s.is_prope
 PROPERTY_SLOT: dict[int, int] = {sq: i for i, sq in enumerate(PROPERTY_SQUARES)}
 
 STREET_GROUPS: tuple[str, ...] = (
-    "brown", "light-blue", "pink", "orange", "red", "yellow", "green", "dark-blue",
+    "brown",
+    "light-blue",
+    "pink",
+    "orange",
+    "red",
+    "yellow",
+    "green",
+    "dark-blue",
 )
 #: group name -> the board indices of its properties
 GROUP_SQUARES: dict[str, tuple[int, ...]] = {

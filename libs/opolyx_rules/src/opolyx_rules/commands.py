@@ -114,9 +114,28 @@ class Timeout(NamedTuple):
 
 
 Command = (
-    Roll | Buy | Decline | Bid | Pass | Build | Sell | Mortgage | Unmortgage | PayBail | Pay
-    | DeclareBankruptcy | Resign | JackpotBet | JackpotDecline | ChooseBus | Teleport
-    | OfferTrade | AcceptOffer | RejectOffer | CancelOffer | Timeout
+    Roll
+    | Buy
+    | Decline
+    | Bid
+    | Pass
+    | Build
+    | Sell
+    | Mortgage
+    | Unmortgage
+    | PayBail
+    | Pay
+    | DeclareBankruptcy
+    | Resign
+    | JackpotBet
+    | JackpotDecline
+    | ChooseBus
+    | Teleport
+    | OfferTrade
+    | AcceptOffer
+    | RejectOffer
+    | CancelOffer
+    | Timeout
 )
 
 COMMAND_TYPES: dict[str, type[Any]] = {

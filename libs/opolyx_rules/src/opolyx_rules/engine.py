@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import auction, management, payment, trade, turn
-from .board import PROPERTY_SLOT
+from .assets import liquidation_value, unmortgage_cost
+from .board import BOARD_SIZE, PROPERTY_SLOT, SQUARES
 from .commands import (
     AcceptOffer,
     Bid,
@@ -39,21 +40,19 @@ from .commands import (
     Timeout,
     Unmortgage,
 )
-from .assets import liquidation_value, unmortgage_cost
-from .board import BOARD_SIZE, SQUARES
 from .context import Ctx
 from .errors import RulesError
 from .events import (
     BANK,
+    BuildingBuilt,
     Event,
     MortgageLifted,
-    BuildingBuilt,
     OfferClosed,
     OfferMade,
     PropertyTransferred,
     SeatActed,
-    TurnSkipped,
     Transfer,
+    TurnSkipped,
 )
 from .evolve import apply_in_place
 from .modes import ModeConfig, get_mode
@@ -219,7 +218,7 @@ def _pending_for(ctx: Ctx, seat: int, kind: type[Pending], what: str) -> Any:
     )
 
 
-def _dispatch(ctx: Ctx, command: Command) -> None:  # noqa: C901 - one arm per command
+def _dispatch(ctx: Ctx, command: Command) -> None:
     s = ctx.s
     if s.finished:
         raise RulesError("game/finished", "the game is over")
@@ -296,8 +295,10 @@ def _dispatch(ctx: Ctx, command: Command) -> None:  # noqa: C901 - one arm per c
             payment.resign(ctx, seat)
         case JackpotBet(_, numbers):
             _pending_for(ctx, seat, JackpotPending, "bet at the Jackpot")
-            if not 1 <= len(numbers) <= 3 or len(set(numbers)) != len(numbers) or any(
-                not 1 <= n <= 6 for n in numbers
+            if (
+                not 1 <= len(numbers) <= 3
+                or len(set(numbers)) != len(numbers)
+                or any(not 1 <= n <= 6 for n in numbers)
             ):
                 raise RulesError(
                     "jackpot/bad_numbers", "choose one, two or three distinct numbers from 1 to 6"
@@ -321,8 +322,14 @@ def _dispatch(ctx: Ctx, command: Command) -> None:  # noqa: C901 - one arm per c
             offer_id = f"o{s.offers_made + 1}"
             ctx.emit(
                 OfferMade(
-                    offer_id, seat, command.to, command.give_cash, command.give_squares,
-                    command.take_cash, command.take_squares, ctx.now + s.config.offer_seconds,
+                    offer_id,
+                    seat,
+                    command.to,
+                    command.give_cash,
+                    command.give_squares,
+                    command.take_cash,
+                    command.take_squares,
+                    ctx.now + s.config.offer_seconds,
                 )
             )
         case AcceptOffer(_, offer_id):
@@ -333,8 +340,13 @@ def _dispatch(ctx: Ctx, command: Command) -> None:  # noqa: C901 - one arm per c
                 raise RulesError("trade/not_yours", f"offer {offer_id} was not made to you")
             _require(
                 trade.check_offer_terms(
-                    s, offer.frm, offer.to, offer.give_cash, offer.give_squares,
-                    offer.take_cash, offer.take_squares,
+                    s,
+                    offer.frm,
+                    offer.to,
+                    offer.give_cash,
+                    offer.give_squares,
+                    offer.take_cash,
+                    offer.take_squares,
                 )
             )
             if offer.give_cash:

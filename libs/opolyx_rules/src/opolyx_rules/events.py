@@ -284,24 +284,91 @@ class GameFinished(NamedTuple):
 
 
 Event = (
-    TurnStarted | RollOffered | DiceRolled | Moved | Transfer | BuyOffered | PropertyBought
-    | PropertyDeclined | AuctionStarted | AuctionBid | AuctionPassed | AuctionEnded
-    | PaymentRequired | PaymentMade | PaymentCancelled | JackpotOffered | JackpotPlayed
-    | JackpotDeclined | BusOffered | BusChosen | TeleportOffered | JumpSkipped | Teleported
+    TurnStarted
+    | RollOffered
+    | DiceRolled
+    | Moved
+    | Transfer
+    | BuyOffered
+    | PropertyBought
+    | PropertyDeclined
+    | AuctionStarted
+    | AuctionBid
+    | AuctionPassed
+    | AuctionEnded
+    | PaymentRequired
+    | PaymentMade
+    | PaymentCancelled
+    | JackpotOffered
+    | JackpotPlayed
+    | JackpotDeclined
+    | BusOffered
+    | BusChosen
+    | TeleportOffered
+    | JumpSkipped
+    | Teleported
     | CardDrawn
-    | SentToJail | LeftJail | JailRollFailed | BuildingBuilt | BuildingSold | PropertyMortgaged
-    | MortgageLifted | MortgageReminder | MortgageExpired | OfferMade | OfferClosed
-    | PropertyTransferred | TurnSkipped | SeatActed | SeatWentOut | TurnEnded | GameFinished
+    | SentToJail
+    | LeftJail
+    | JailRollFailed
+    | BuildingBuilt
+    | BuildingSold
+    | PropertyMortgaged
+    | MortgageLifted
+    | MortgageReminder
+    | MortgageExpired
+    | OfferMade
+    | OfferClosed
+    | PropertyTransferred
+    | TurnSkipped
+    | SeatActed
+    | SeatWentOut
+    | TurnEnded
+    | GameFinished
 )
 
 _EVENT_CLASSES: tuple[type[Any], ...] = (
-    TurnStarted, RollOffered, DiceRolled, Moved, Transfer, BuyOffered, PropertyBought,
-    PropertyDeclined, AuctionStarted, AuctionBid, AuctionPassed, AuctionEnded,
-    PaymentRequired, PaymentMade, PaymentCancelled, JackpotOffered, JackpotPlayed,
-    JackpotDeclined, BusOffered, BusChosen, TeleportOffered, JumpSkipped, Teleported, CardDrawn,
-    SentToJail, LeftJail, JailRollFailed, BuildingBuilt, BuildingSold, PropertyMortgaged,
-    MortgageLifted, MortgageReminder, MortgageExpired, OfferMade, OfferClosed,
-    PropertyTransferred, TurnSkipped, SeatActed, SeatWentOut, TurnEnded, GameFinished,
+    TurnStarted,
+    RollOffered,
+    DiceRolled,
+    Moved,
+    Transfer,
+    BuyOffered,
+    PropertyBought,
+    PropertyDeclined,
+    AuctionStarted,
+    AuctionBid,
+    AuctionPassed,
+    AuctionEnded,
+    PaymentRequired,
+    PaymentMade,
+    PaymentCancelled,
+    JackpotOffered,
+    JackpotPlayed,
+    JackpotDeclined,
+    BusOffered,
+    BusChosen,
+    TeleportOffered,
+    JumpSkipped,
+    Teleported,
+    CardDrawn,
+    SentToJail,
+    LeftJail,
+    JailRollFailed,
+    BuildingBuilt,
+    BuildingSold,
+    PropertyMortgaged,
+    MortgageLifted,
+    MortgageReminder,
+    MortgageExpired,
+    OfferMade,
+    OfferClosed,
+    PropertyTransferred,
+    TurnSkipped,
+    SeatActed,
+    SeatWentOut,
+    TurnEnded,
+    GameFinished,
 )
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import assert_never
 
-from .chance import draw_card, draw_dice, draw_jackpot_die, draw_speed_die
 from .board import JAIL, PROPERTY_SLOT
+from .chance import draw_card, draw_dice, draw_jackpot_die, draw_speed_die
 from .events import (
     BANK,
     POT,
@@ -31,8 +31,8 @@ from .events import (
     JackpotDeclined,
     JackpotOffered,
     JackpotPlayed,
-    JumpSkipped,
     JailRollFailed,
+    JumpSkipped,
     LeftJail,
     MortgageExpired,
     MortgageLifted,
@@ -73,7 +73,6 @@ from .state import (
 )
 
 
-
 def evolve(state: State, event: Event) -> State:
     """The state after ``event``; ``state`` itself is left unchanged."""
     s = state.copy()
@@ -97,7 +96,7 @@ def _prop(s: State, square: int) -> PropState:
     return s.props[PROPERTY_SLOT[square]]
 
 
-def apply_in_place(s: State, event: Event) -> None:  # noqa: C901 - one arm per event
+def apply_in_place(s: State, event: Event) -> None:
     match event:
         case Transfer(frm, to, amount, _):
             if frm >= 0:
@@ -156,7 +155,11 @@ def apply_in_place(s: State, event: Event) -> None:  # noqa: C901 - one arm per 
             auction = s.pending
             assert isinstance(auction, AuctionPending)
             s.pending = replace(
-                auction, seat=next_bidder, deadline=deadline, bid=amount, leader=seat,
+                auction,
+                seat=next_bidder,
+                deadline=deadline,
+                bid=amount,
+                leader=seat,
                 minimum=minimum,
             )
         case AuctionPassed(seat, _, next_bidder, deadline):
@@ -164,7 +167,10 @@ def apply_in_place(s: State, event: Event) -> None:  # noqa: C901 - one arm per 
             assert isinstance(auction, AuctionPending)
             leader = None if seat == auction.leader else auction.leader
             s.pending = replace(
-                auction, seat=next_bidder, deadline=deadline, leader=leader,
+                auction,
+                seat=next_bidder,
+                deadline=deadline,
+                leader=leader,
                 passed=auction.passed | {seat},
             )
         case AuctionEnded(square, winner, _):

@@ -45,13 +45,22 @@ def _pending_to_json(p: Pending | None) -> dict[str, Any] | None:
             out["square"] = p.square
         case AuctionPending():
             out.update(
-                square=p.square, decliner=p.decliner, order=list(p.order), bid=p.bid,
-                leader=p.leader, minimum=p.minimum, passed=sorted(p.passed),
+                square=p.square,
+                decliner=p.decliner,
+                order=list(p.order),
+                bid=p.bid,
+                leader=p.leader,
+                minimum=p.minimum,
+                passed=sorted(p.passed),
             )
         case PaymentPending():
             out.update(
-                amount=p.amount, creditors=[list(c) for c in p.creditors], reason=p.reason,
-                then=p.then, steps=p.steps, queue=[list(q) for q in p.queue],
+                amount=p.amount,
+                creditors=[list(c) for c in p.creditors],
+                reason=p.reason,
+                then=p.then,
+                steps=p.steps,
+                queue=[list(q) for q in p.queue],
             )
     return out
 
@@ -65,13 +74,26 @@ def _pending_from_json(d: dict[str, Any] | None) -> Pending | None:
         return BuyPending(seat, deadline, d["square"])
     if kind == "auction":
         return AuctionPending(
-            seat, deadline, d["square"], d["decliner"], tuple(d["order"]), d["bid"],
-            d["leader"], d["minimum"], frozenset(d["passed"]),
+            seat,
+            deadline,
+            d["square"],
+            d["decliner"],
+            tuple(d["order"]),
+            d["bid"],
+            d["leader"],
+            d["minimum"],
+            frozenset(d["passed"]),
         )
     if kind == "payment":
         return PaymentPending(
-            seat, deadline, d["amount"], tuple((c[0], c[1]) for c in d["creditors"]),
-            d["reason"], d["then"], d["steps"], tuple((q[0], q[1], q[2]) for q in d["queue"]),
+            seat,
+            deadline,
+            d["amount"],
+            tuple((c[0], c[1]) for c in d["creditors"]),
+            d["reason"],
+            d["then"],
+            d["steps"],
+            tuple((q[0], q[1], q[2]) for q in d["queue"]),
         )
     return _PENDING_CLASSES[kind](seat, deadline)
 
@@ -92,16 +114,28 @@ def state_to_json(state: State, *, secrets: bool = True) -> dict[str, Any]:
         "pending": _pending_to_json(state.pending),
         "seats": [s._asdict() for s in state.seats],
         "squares": [
-            {"square": p.square, "owner": p.owner, "buildings": p.buildings,
-             "mortgaged": p.mortgaged, "mortgaged_round": p.mortgaged_round}
+            {
+                "square": p.square,
+                "owner": p.owner,
+                "buildings": p.buildings,
+                "mortgaged": p.mortgaged,
+                "mortgaged_round": p.mortgaged_round,
+            }
             for p in state.props
         ],
         "boosts": [{str(sq): pct for sq, pct in b.items()} for b in state.boosts],
         "pot": state.pot,
         "offers": [
-            {"id": o.id, "from": o.frm, "to": o.to, "give_cash": o.give_cash,
-             "give_squares": list(o.give_squares), "take_cash": o.take_cash,
-             "take_squares": list(o.take_squares), "deadline": o.deadline}
+            {
+                "id": o.id,
+                "from": o.frm,
+                "to": o.to,
+                "give_cash": o.give_cash,
+                "give_squares": list(o.give_squares),
+                "take_cash": o.take_cash,
+                "take_squares": list(o.take_squares),
+                "deadline": o.deadline,
+            }
             for o in state.offers
         ],
         "offers_made": state.offers_made,
@@ -153,8 +187,7 @@ def state_from_json(data: dict[str, Any]) -> State:
         seed_commitment=data["seed_commitment"],
         seats=tuple(SeatState(**s) for s in data["seats"]),
         props=tuple(
-            PropState(q["square"], q["owner"], q["buildings"], q["mortgaged"],
-                      q["mortgaged_round"])
+            PropState(q["square"], q["owner"], q["buildings"], q["mortgaged"], q["mortgaged_round"])
             for q in data["squares"]
         ),
         boosts=tuple({int(sq): pct for sq, pct in b.items()} for b in data["boosts"]),
@@ -175,8 +208,16 @@ def state_from_json(data: dict[str, Any]) -> State:
         finish_reason=data["finish_reason"],
         pot=data["pot"],
         offers=tuple(
-            Offer(o["id"], o["from"], o["to"], o["give_cash"], tuple(o["give_squares"]),
-                  o["take_cash"], tuple(o["take_squares"]), o["deadline"])
+            Offer(
+                o["id"],
+                o["from"],
+                o["to"],
+                o["give_cash"],
+                tuple(o["give_squares"]),
+                o["take_cash"],
+                tuple(o["take_squares"]),
+                o["deadline"],
+            )
             for o in data["offers"]
         ),
         offers_made=data["offers_made"],

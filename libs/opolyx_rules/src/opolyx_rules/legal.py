@@ -35,7 +35,6 @@ from .commands import (
     Teleport,
     Unmortgage,
 )
-from .trade import check_offer_terms
 from .state import (
     AuctionPending,
     BusPending,
@@ -46,6 +45,7 @@ from .state import (
     State,
     TeleportPending,
 )
+from .trade import check_offer_terms
 
 JACKPOT_CHOICES: tuple[tuple[int, ...], ...] = tuple(
     combo for size in (1, 2, 3) for combo in combinations(range(1, 7), size)

@@ -51,7 +51,9 @@ def check_build(state: State, seat: int, square: int) -> RulesError | None:
     if square in state.built:
         return RulesError("build/once_per_turn", f"square {square} was already raised this turn")
     if state.config.even_building and any(p.buildings < here for p in group):
-        return RulesError("build/uneven", "build evenly: raise the lowest street of the group first")
+        return RulesError(
+            "build/uneven", "build evenly: raise the lowest street of the group first"
+        )
     if state.seats[seat].cash < sq.building_cost:
         return RulesError("funds/insufficient", f"a building costs {sq.building_cost}")
     return None
@@ -73,9 +75,7 @@ def check_sell(state: State, seat: int, square: int) -> RulesError | None:
 
 def check_mortgage(state: State, seat: int, square: int) -> RulesError | None:
     if window(state, seat) is None:
-        return RulesError(
-            "manage/not_now", "you may mortgage before rolling or in a payment pause"
-        )
+        return RulesError("manage/not_now", "you may mortgage before rolling or in a payment pause")
     error = _own_property(state, seat, square)
     if error:
         return error

@@ -230,7 +230,7 @@ def resign(ctx: Ctx, seat: int) -> None:
     go_out(ctx, seat, "resigned")
     if s.finished:
         return
-    from . import auction  # noqa: PLC0415 - auction imports turn, which imports us
+    from . import auction
 
     if isinstance(pending, PaymentPending) and pending.seat == seat:
         ctx.emit(PaymentCancelled(seat))

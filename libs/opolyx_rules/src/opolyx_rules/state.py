@@ -196,7 +196,7 @@ class State:
         return self.config.name
 
 
-_STATE_FIELDS: tuple[str, ...] = State.__slots__  # type: ignore[assignment]
+_STATE_FIELDS: tuple[str, ...] = State.__slots__
 
 
 def initial_props() -> tuple[PropState, ...]:

@@ -7,8 +7,8 @@ from .assets import are_allies, group_has_buildings, prop, trade_side_value
 from .board import PROPERTY_SLOT
 from .commands import OfferTrade
 from .errors import RulesError
-from .state import AuctionPending, Offer, State
 from .management import window
+from .state import AuctionPending, Offer, State
 
 
 def can_offer(state: State, seat: int) -> bool:
@@ -30,9 +30,12 @@ def _check_side(
         return RulesError("trade/insufficient_cash", f"{who} side does not have {cash} in cash")
     # Cash promised as the leading bid of an auction cannot be traded away.
     pending = state.pending
-    if isinstance(pending, AuctionPending) and pending.leader == holder:
-        if state.seats[holder].cash - cash < pending.bid:
-            return RulesError("trade/cash_committed", f"{who} side's cash backs an auction bid")
+    if (
+        isinstance(pending, AuctionPending)
+        and pending.leader == holder
+        and state.seats[holder].cash - cash < pending.bid
+    ):
+        return RulesError("trade/cash_committed", f"{who} side's cash backs an auction bid")
     if len(set(squares)) != len(squares):
         return RulesError("trade/duplicate_square", "a square is listed twice")
     for square in squares:
@@ -48,8 +51,13 @@ def _check_side(
 
 
 def check_offer_terms(
-    state: State, frm: int, to: int, give_cash: int, give_squares: tuple[int, ...],
-    take_cash: int, take_squares: tuple[int, ...],
+    state: State,
+    frm: int,
+    to: int,
+    give_cash: int,
+    give_squares: tuple[int, ...],
+    take_cash: int,
+    take_squares: tuple[int, ...],
 ) -> RulesError | None:
     """Holdings, cash and fairness; used when offering and again when accepting."""
     error = _check_side(state, frm, give_cash, give_squares, "proposer's") or _check_side(
@@ -89,8 +97,13 @@ def check_offer(state: State, command: OfferTrade) -> RulesError | None:
     if state.seats[to].out:
         return RulesError("trade/bad_receiver", f"seat {to} is out of the game")
     return check_offer_terms(
-        state, seat, to, command.give_cash, command.give_squares,
-        command.take_cash, command.take_squares,
+        state,
+        seat,
+        to,
+        command.give_cash,
+        command.give_squares,
+        command.take_cash,
+        command.take_squares,
     )
 
 

@@ -165,8 +165,9 @@ def roll(ctx: Ctx, seat: int) -> None:
     if cfg.fortuna and a + b == cfg.lucky_total:
         ctx.emit(Transfer(BANK, seat, cfg.lucky_payout, "lucky_eight"))
     if cfg.fortuna and a + b == cfg.unlucky_total:
-        payment.require(ctx, seat, cfg.unlucky_cost, ((POT, cfg.unlucky_cost),), "unlucky_four",
-                        then="dice")
+        payment.require(
+            ctx, seat, cfg.unlucky_cost, ((POT, cfg.unlucky_cost),), "unlucky_four", then="dice"
+        )
         return
     continue_roll(ctx)
 
