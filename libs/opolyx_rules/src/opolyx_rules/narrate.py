@@ -48,7 +48,8 @@ def describe(event: Event) -> str | None:
         case PropertyMortgaged(seat, square):
             return f"seat {seat} mortgages {SQUARES[square].name}"
         case JackpotPlayed(seat, numbers, die, won):
-            return f"seat {seat} bets on {list(numbers)} at the Jackpot: {die}, {'won' if won else 'lost'}"
+            outcome = "won" if won else "lost"
+            return f"seat {seat} bets on {list(numbers)} at the Jackpot: {die}, {outcome}"
         case SeatWentOut(seat, how, _):
             return f"seat {seat} is out ({how})"
         case GameFinished(winner, _, reason, round_no):

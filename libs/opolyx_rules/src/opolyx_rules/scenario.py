@@ -45,19 +45,26 @@ class ReplayResult:
         }
 
 
-_SEAT_FIELDS = {
+_SEAT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "cash": int,
     "position": int,
     "in_jail": bool,
     "jail_rolls": int,
     "missed_turns": int,
 }
-_SQUARE_FIELDS = {
+_SQUARE_FIELDS: dict[str, type | tuple[type, ...]] = {
     "owner": (int, type(None)),
     "buildings": int,
     "mortgaged": bool,
     "mortgaged_round": int,
 }
+
+
+def _typed(value: Any, kind: type | tuple[type, ...]) -> bool:
+    """isinstance, except that a bool is not accepted as an int."""
+    if isinstance(value, bool) and kind is not bool:
+        return False
+    return isinstance(value, kind)
 
 
 def _check(cond: bool, message: str) -> None:
