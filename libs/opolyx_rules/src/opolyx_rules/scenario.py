@@ -102,11 +102,9 @@ def with_overrides(state: State, overrides: dict[str, Any]) -> State:
         _check(key.isdigit() and int(key) < len(seats), f"no seat {key}")
         _check(isinstance(fields, dict), f"seat {key} override must be an object")
         for name, value in fields.items():
-            kind = _SEAT_FIELDS.get(name)
-            _check(kind is not None, f"unknown seat field {name!r}")
+            _check(name in _SEAT_FIELDS, f"unknown seat field {name!r}")
             _check(
-                isinstance(value, kind) and (kind is bool or not isinstance(value, bool)),
-                f"seat {key} field {name!r} has the wrong type",
+                _typed(value, _SEAT_FIELDS[name]), f"seat {key} field {name!r} has the wrong type"
             )
         if "position" in fields:
             _check(0 <= fields["position"] < BOARD_SIZE, f"seat {key} position off the board")
@@ -117,10 +115,9 @@ def with_overrides(state: State, overrides: dict[str, Any]) -> State:
         _check(key.isdigit() and int(key) in PROPERTY_SLOT, f"square {key} is not a property")
         _check(isinstance(fields, dict), f"square {key} override must be an object")
         for name, value in fields.items():
-            kind = _SQUARE_FIELDS.get(name)
-            _check(kind is not None, f"unknown square field {name!r}")
+            _check(name in _SQUARE_FIELDS, f"unknown square field {name!r}")
             _check(
-                isinstance(value, kind) and (kind is bool or not isinstance(value, bool)),
+                _typed(value, _SQUARE_FIELDS[name]),
                 f"square {key} field {name!r} has the wrong type",
             )
         owner = fields.get("owner", props[PROPERTY_SLOT[int(key)]].owner)
