@@ -3,10 +3,11 @@ outcomes) and the public view for players (without them: R4 of issue 4, fair dic
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
 from typing import Any
 
 from .errors import StateVersionError
-from .modes import get_mode
+from .modes import ModeConfig, get_mode
 from .state import (
     RULES_MAJOR,
     SCHEMA_VERSION,
@@ -34,6 +35,26 @@ _PENDING_CLASSES: dict[str, type[Pending]] = {
     "bus": BusPending,
     "teleport": TeleportPending,
 }
+
+
+def _config_changes(config: ModeConfig) -> dict[str, Any]:
+    """The fields where a game's configuration differs from its named mode (tests and
+    custom tables); empty for every standard game."""
+    base = get_mode(config.name)
+    changes: dict[str, Any] = {}
+    for f in fields(ModeConfig):
+        value = getattr(config, f.name)
+        if f.name != "extra" and value != getattr(base, f.name):
+            changes[f.name] = list(value) if isinstance(value, tuple) else value
+    return changes
+
+
+def _config_from(mode: str, changes: dict[str, Any]) -> ModeConfig:
+    base = get_mode(mode)
+    if not changes:
+        return base
+    typed = {k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()}
+    return replace(base, **typed)
 
 
 def _pending_to_json(p: Pending | None) -> dict[str, Any] | None:
@@ -103,6 +124,7 @@ def state_to_json(state: State, *, secrets: bool = True) -> dict[str, Any]:
         "schema_version": state.schema_version,
         "rules_version": state.rules_version,
         "mode": state.config.name,
+        "config": _config_changes(state.config),
         "seed_commitment": state.seed_commitment,
         "round": state.round,
         "first_seat": state.first_seat,
@@ -183,7 +205,7 @@ def state_from_json(data: dict[str, Any]) -> State:
     return State(
         schema_version=data["schema_version"],
         rules_version=rules_version,
-        config=get_mode(data["mode"]),
+        config=_config_from(data["mode"], data.get("config") or {}),
         seed_commitment=data["seed_commitment"],
         seats=tuple(SeatState(**s) for s in data["seats"]),
         props=tuple(
