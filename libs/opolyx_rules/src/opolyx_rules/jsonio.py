@@ -53,7 +53,7 @@ def _config_from(mode: str, changes: dict[str, Any]) -> ModeConfig:
     base = get_mode(mode)
     if not changes:
         return base
-    typed = {k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()}
+    typed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()}
     return replace(base, **typed)
 
 
