@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import management, payment
 from .assets import liquidation_value
-from .board import PROPERTY_SQUARES, SQUARES
+from .board import GROUP_SQUARES, PROPERTY_SLOT, SQUARES, STREET_GROUPS
 from .commands import (
     Bid,
     Build,
@@ -55,14 +55,15 @@ def simple_policy(state: State, seat: int) -> Command:
     cash = state.seats[seat].cash
     match pending:
         case RollPending():
-            for square in PROPERTY_SQUARES:
-                cost = SQUARES[square].building_cost
-                if (
-                    cost
-                    and cash - cost >= RESERVE * 2
-                    and management.check_build(state, seat, square) is None
-                ):
-                    return Build(seat, square)
+            for group in STREET_GROUPS:
+                members = GROUP_SQUARES[group]
+                if cash - SQUARES[members[0]].building_cost < RESERVE * 2:
+                    continue
+                if any(state.props[PROPERTY_SLOT[sq]].owner != seat for sq in members):
+                    continue
+                for square in members:
+                    if management.check_build(state, seat, square) is None:
+                        return Build(seat, square)
             return Roll(seat)
         case BuyPending(square=square):
             return Buy(seat) if cash >= SQUARES[square].price else Decline(seat)
@@ -85,13 +86,9 @@ def simple_policy(state: State, seat: int) -> Command:
         case BusPending():
             return ChooseBus(seat, "sum")
         case TeleportPending():
-            unowned = [sq for sq in PROPERTY_SQUARES if state.props[_slot(sq)].owner is None]
+            unowned = [p.square for p in state.props if p.owner is None]
             return Teleport(seat, unowned[0] if unowned else 0)
     raise AssertionError(f"no decision pending for seat {seat}")
-
-
-def _slot(square: int) -> int:
-    return PROPERTY_SQUARES.index(square)
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ dataclasses. The whole state round-trips through JSON (``state_to_json``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 from .board import PROPERTY_SQUARES
@@ -186,9 +187,10 @@ class State:
     out_count: int = 0
 
     def copy(self) -> State:
+        """A shallow copy: the engine replaces, never mutates, what the fields hold."""
         clone = object.__new__(State)
-        for name in _STATE_FIELDS:
-            object.__setattr__(clone, name, getattr(self, name))
+        for name, value in zip(_STATE_FIELDS, _field_values(self), strict=True):
+            _set_field(clone, name, value)
         return clone
 
     @property
@@ -197,6 +199,8 @@ class State:
 
 
 _STATE_FIELDS: tuple[str, ...] = State.__slots__
+_field_values = attrgetter(*_STATE_FIELDS)
+_set_field = object.__setattr__
 
 
 def initial_props() -> tuple[PropState, ...]:
