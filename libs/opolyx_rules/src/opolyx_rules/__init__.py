@@ -21,6 +21,7 @@ from .evolve import evolve
 from .jsonio import public_view, state_from_json, state_to_json
 from .legal import legal_commands
 from .modes import MODES, ModeConfig, get_mode
+from .results import places, seat_results
 from .state import RULES_VERSION, SCHEMA_VERSION, Script, State
 from .trade import can_offer
 
@@ -50,8 +51,10 @@ __all__ = [
     "legal_commands",
     "new_game",
     "next_deadline",
+    "places",
     "public_view",
     "replay",
+    "seat_results",
     "seed_commitment",
     "state_from_json",
     "state_to_json",
