@@ -243,11 +243,17 @@ def _move(ctx: Ctx, seat: int, frm: int, to: int, passed: bool, how: str) -> Non
     land(ctx, seat)
 
 
+#: for each square, the properties in the order met when moving forward from it
+PROPERTIES_AHEAD: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted(PROPERTY_SQUARES, key=lambda sq: distance(here, sq) or BOARD_SIZE))
+    for here in range(BOARD_SIZE)
+)
+
+
 def x_jump_target(ctx: Ctx, seat: int) -> int | None:
     """Nearest unowned property ahead, else nearest opponent-owned one (R19)."""
     s = ctx.s
-    here = s.seats[seat].position
-    ahead = sorted(PROPERTY_SQUARES, key=lambda sq: distance(here, sq) or BOARD_SIZE)
+    ahead = PROPERTIES_AHEAD[s.seats[seat].position]
     for sq in ahead:
         if prop(s, sq).owner is None:
             return sq
