@@ -241,6 +241,8 @@ def _dispatch(ctx: Ctx, command: Command) -> None:
             if not s.seats[seat].in_jail:
                 raise RulesError("jail/not_in_jail", "you are not in jail")
             bail = s.config.bail
+            if s.seats[seat].cash < bail:
+                raise RulesError("funds/insufficient", f"bail is {bail}; roll for doubles")
             payment.require(ctx, seat, bail, ((BANK, bail),), "bail", then="roll")
         case Buy():
             pending = _pending_for(ctx, seat, BuyPending, "buy")

@@ -61,7 +61,7 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     cash = state.seats[seat].cash
     if mine and isinstance(pending, RollPending):
         out.append(Roll(seat))
-        if state.seats[seat].in_jail:
+        if state.seats[seat].in_jail and cash >= state.config.bail:
             out.append(PayBail(seat))
     elif mine and isinstance(pending, BuyPending):
         if cash >= SQUARES[pending.square].price:
