@@ -163,3 +163,61 @@ def distance(frm: int, to: int) -> int:
 def nearest_ahead(frm: int, targets: tuple[int, ...]) -> int:
     """The first square of ``targets`` strictly ahead of ``frm`` (wrapping)."""
     return min(targets, key=lambda t: distance(frm, t) or BOARD_SIZE)
+
+
+#: Fortuna's board of fictional Chinese-style brand names (R1: names are cosmetic; the
+#: positions, groups and numbers are those of ``SQUARES``).
+FORTUNA_NAMES: dict[int, str] = {
+    1: "Jinlong Tea House",
+    3: "Baihe Noodles",
+    5: "Feiyue Motors",
+    6: "Qingshan Silk",
+    8: "Lanting Pearls",
+    9: "Yunhai Porcelain",
+    11: "Hongmei Jade",
+    12: "Tianguang Power",
+    13: "Fenghua Fans",
+    14: "Mudan Cosmetics",
+    15: "Longma Autos",
+    16: "Jinqiu Lanterns",
+    18: "Huolong Hotpot",
+    19: "Chengxin Bank",
+    21: "Hongyun Trading",
+    23: "Dahong Opera",
+    24: "Zhuque Tower",
+    25: "Xingchen Cars",
+    26: "Huangjin Market",
+    27: "Jinxiu Arcade",
+    28: "Qingquan Water",
+    29: "Taiyang Heights",
+    31: "Songlin Garden",
+    32: "Zhuyun Teas",
+    34: "Feicui Exchange",
+    35: "Tianma Auto",
+    37: "Lanbao Harbour",
+    39: "Zijin Palace",
+}
+
+
+def square_name(index: int, *, fortuna: bool = False) -> str:
+    """The display name of a square on the standard board or on Fortuna's."""
+    if fortuna and index in FORTUNA_NAMES:
+        return FORTUNA_NAMES[index]
+    return SQUARES[index].name
+
+
+def board_data(*, fortuna: bool = False) -> list[dict[str, object]]:
+    """The board as plain data for clients: one entry per square, in board order."""
+    return [
+        {
+            "square": sq.index,
+            "kind": str(sq.kind),
+            "name": square_name(sq.index, fortuna=fortuna),
+            "group": sq.group or None,
+            "price": sq.price or None,
+            "rents": list(sq.rents) or None,
+            "building_cost": sq.building_cost or None,
+            "tax": sq.tax or None,
+        }
+        for sq in SQUARES
+    ]

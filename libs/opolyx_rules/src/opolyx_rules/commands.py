@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .errors import RulesError
+from .values import compare_by_type
 
 
 class Roll(NamedTuple):
@@ -220,3 +221,6 @@ def command_from_json(data: Any) -> Command:
             values[name] = raw
     command: Command = cls(**values)
     return command
+
+
+compare_by_type(COMMAND_TYPES.values())

@@ -136,6 +136,7 @@ def new_game(
         round=1,
         current_seat=first_seat,
         pending=RollPending(first_seat, now + config.turn_seconds),
+        turn_deadline=now + config.turn_seconds,
     )
     return state
 
@@ -390,9 +391,11 @@ def _timeout(ctx: Ctx) -> None:
     seat = pending.seat
     match pending:
         case RollPending():
-            missed = s.seats[seat].missed_turns + 1
+            # A turn with no roll at all is a missed turn; an extra roll (after doubles)
+            # left to time out just ends a turn the seat did play.
+            missed = s.seats[seat].missed_turns + (1 if s.dice is None else 0)
             ctx.emit(TurnSkipped(seat, missed))
-            if missed >= s.config.missed_turns_to_resign:
+            if s.dice is None and missed >= s.config.missed_turns_to_resign:
                 payment.resign(ctx, seat)
             else:
                 turn.end_turn(ctx)
@@ -407,7 +410,8 @@ def _timeout(ctx: Ctx) -> None:
         case BusPending():
             turn.choose_bus(ctx, seat, "sum", automatic=True)
         case TeleportPending():
-            turn.teleport(ctx, seat, 0, automatic=True)
+            # The first option is the square the player stands on (see legal_commands).
+            turn.teleport(ctx, seat, s.seats[seat].position, automatic=True)
         case _:
             raise AssertionError(f"unhandled pending {pending!r}")
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .values import compare_by_type
+
 BANK = -1
 POT = -2
 
@@ -407,3 +409,6 @@ def event_from_json(data: dict[str, Any]) -> Event:
     cls = EVENT_TYPES[data["type"]]
     event: Event = cls(*(_tuple(data[name]) for name in cls._fields))
     return event
+
+
+compare_by_type(EVENT_TYPES.values())

@@ -130,6 +130,7 @@ def _turn_started(s: State, e: TurnStarted) -> None:
     s.current_seat = e.seat
     s.round = e.round
     s.pending = RollPending(e.seat, e.deadline)
+    s.turn_deadline = e.deadline
     s.doubles = 0
     s.roll_again = False
     s.x_jump = False
@@ -140,6 +141,7 @@ def _turn_started(s: State, e: TurnStarted) -> None:
 
 def _roll_offered(s: State, e: RollOffered) -> None:
     s.pending = RollPending(e.seat, e.deadline)
+    s.turn_deadline = e.deadline
     s.roll_again = False
 
 

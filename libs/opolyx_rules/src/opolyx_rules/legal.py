@@ -82,7 +82,10 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     elif mine and isinstance(pending, BusPending):
         out.extend(ChooseBus(seat, move) for move in ("sum", "first", "second"))
     elif mine and isinstance(pending, TeleportPending):
-        out.extend(Teleport(seat, square) for square in range(BOARD_SIZE))
+        # Options run forward from the square the player stands on; the first is the
+        # one a timeout takes (R16).
+        here = state.seats[seat].position
+        out.extend(Teleport(seat, (here + k) % BOARD_SIZE) for k in range(BOARD_SIZE))
     if management.window(state, seat) is not None:
         owned = [sq for sq in PROPERTY_SQUARES if state.props[PROPERTY_SLOT[sq]].owner == seat]
         for square in owned:

@@ -58,7 +58,8 @@ def continue_after(ctx: Ctx, then: str, steps: int) -> None:
         return
     seat = ctx.s.current_seat
     if then == "roll":
-        turn.offer_roll(ctx, seat)
+        # Bail is part of managing before the roll: it does not restart the clock (R16).
+        turn.offer_roll(ctx, seat, deadline=ctx.s.turn_deadline)
     elif then == "move":
         turn.move_by(ctx, seat, steps, "roll")
     elif then == "dice":

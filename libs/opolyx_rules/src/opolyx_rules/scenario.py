@@ -124,6 +124,9 @@ def with_overrides(state: State, overrides: dict[str, Any]) -> State:
         _check(owner is None or 0 <= owner < len(seats), f"square {key} owner is not a seat")
         _check(0 <= fields.get("buildings", 0) <= MAX_BUILDINGS, f"square {key} buildings 0-5")
         slot = PROPERTY_SLOT[int(key)]
+        if fields.get("mortgaged") and "mortgaged_round" not in fields:
+            # A mortgage set up without its round was taken in the current round.
+            fields = {**fields, "mortgaged_round": s.round}
         props[slot] = props[slot]._replace(**fields)
     s.props = tuple(props)
     return s

@@ -178,6 +178,8 @@ class State:
     #: the white dice of the last roll (utility rent uses their total)
     dice: tuple[int, int] | None = None
     third: str | None = None
+    #: when the current roll window closes (kept across bail, R16)
+    turn_deadline: float = 0.0
     #: doubles rolled in the current turn
     doubles: int = 0
     roll_again: bool = False

@@ -12,10 +12,10 @@ from .state import AuctionPending, Offer, State
 
 
 def can_offer(state: State, seat: int) -> bool:
-    """A seat may propose before rolling, or while its own turn is paused for a debt."""
+    """A seat may propose before rolling, or while it is paused for a debt (R10, R11: a
+    debtor may trade during its pause, also one opened by another seat's card)."""
     return (
         not state.finished
-        and seat == state.current_seat
         and window(state, seat) is not None
         and sum(1 for o in state.offers if o.frm == seat) < state.config.max_open_offers
     )
@@ -84,7 +84,7 @@ def check_offer_terms(
 def check_offer(state: State, command: OfferTrade) -> RulesError | None:
     seat, to = command.seat, command.to
     if not can_offer(state, seat):
-        if seat == state.current_seat and window(state, seat) is not None:
+        if window(state, seat) is not None:
             return RulesError(
                 "trade/too_many_offers",
                 f"at most {state.config.max_open_offers} open offers at once",

@@ -88,9 +88,10 @@ def end_turn(ctx: Ctx) -> None:
     """Close the current turn and start the next seat's, counting rounds (R3, R20)."""
     s = ctx.s
     seat = s.current_seat
+    # Offers are made during a turn (by its player, or by a debtor in a pause within
+    # it) and expire with it (R10).
     for offer in s.offers:
-        if offer.frm == seat:
-            ctx.emit(OfferClosed(offer.id, "turn_ended"))
+        ctx.emit(OfferClosed(offer.id, "turn_ended"))
     ctx.emit(TurnEnded(seat))
     nxt = next_active_seat(ctx, seat)
     n = len(s.seats)
@@ -110,8 +111,11 @@ def end_turn(ctx: Ctx) -> None:
     start_turn(ctx, nxt, round_no)
 
 
-def offer_roll(ctx: Ctx, seat: int) -> None:
-    ctx.emit(RollOffered(seat, ctx.now + ctx.s.config.turn_seconds))
+def offer_roll(ctx: Ctx, seat: int, deadline: float | None = None) -> None:
+    """Another roll in this turn; a fresh clock unless ``deadline`` keeps the old one."""
+    ctx.emit(
+        RollOffered(seat, ctx.now + ctx.s.config.turn_seconds if deadline is None else deadline)
+    )
 
 
 def landed(ctx: Ctx) -> None:
@@ -243,9 +247,10 @@ def _move(ctx: Ctx, seat: int, frm: int, to: int, passed: bool, how: str) -> Non
     land(ctx, seat)
 
 
-#: for each square, the properties in the order met when moving forward from it
+#: for each square, the other properties in the order met when moving forward from it
+#: (the square itself is never a jump target: the jump goes forward, R19)
 PROPERTIES_AHEAD: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted(PROPERTY_SQUARES, key=lambda sq: distance(here, sq) or BOARD_SIZE))
+    tuple(sorted((sq for sq in PROPERTY_SQUARES if sq != here), key=lambda sq: distance(here, sq)))
     for here in range(BOARD_SIZE)
 )
 

@@ -1,0 +1,11 @@
+"""Lets the story tests import their helper module ``story`` (pytest runs with
+``--import-mode=importlib``, which does not put this directory on ``sys.path``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
