@@ -14,7 +14,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 RUN    := $(UV) run --frozen --no-sync
 
-.PHONY: help bootstrap sync run test lint typecheck unit bench clean
+.PHONY: help bootstrap sync run test lint typecheck unit bench clean e2e-deps pg-deps
 
 help:
 	@echo "make run    - play opolyx locally"
@@ -39,7 +39,7 @@ sync: $(VENV)/.synced
 bootstrap: sync
 
 run: sync
-	$(RUN) opolyx-rules demo --mode classic --seats 4 --seed $${SEED:-1}
+	$(RUN) python scripts/run_local.py
 
 lint: sync
 	$(RUN) ruff check libs services tests
@@ -47,14 +47,28 @@ lint: sync
 
 typecheck: sync
 	$(RUN) mypy --strict libs/opolyx_rules/src
+	$(RUN) mypy --strict services/lobby/src services/bots/src
+	$(RUN) mypy --strict libs/opolyx_contracts/src libs/opolyx_service/src libs/opolyx_testing/src services/table/src
+	$(RUN) mypy --strict services/gateway/src
 
-unit: sync
+unit: sync e2e-deps pg-deps
 	$(RUN) pytest libs services tests
 
 test: lint typecheck unit
 
+# The PostgreSQL test fixture runs a throwaway cluster from Debian's binaries when no
+# Docker engine answers.
+pg-deps:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update && apt-get install -y --no-install-recommends postgresql; }
+
+# The browser tests drive Debian's chromium through Playwright (no browser download).
+e2e-deps:
+	@command -v chromium >/dev/null || { apt-get update && apt-get install -y --no-install-recommends chromium; }
+
 bench: sync
-	$(RUN) python -m opolyx_rules.bench
+	$(RUN) python bench/rules.py
+	$(RUN) python bench/gateway.py
+	$(RUN) python -m opolyx_table.bench
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache

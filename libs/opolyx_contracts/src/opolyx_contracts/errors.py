@@ -1,0 +1,59 @@
+"""The one error shape on the wire: {"code": "namespace/reason", "message": "..."}.
+
+Codes are stable strings that travel to clients unchanged (rules errors keep the rules
+library's codes). The message says what was wrong and what to do.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "BAD_REQUEST",
+    "COMMAND_STALE",
+    "CONTRACT_VERSION_UNSUPPORTED",
+    "INTERNAL",
+    "MALFORMED_JSON",
+    "NOT_OWNER",
+    "SEAT_NOT_YOURS",
+    "TABLE_EXISTS",
+    "TABLE_FINISHED",
+    "TABLE_NOT_FOUND",
+    "UNAVAILABLE",
+    "ContractError",
+    "ErrorBody",
+]
+
+MALFORMED_JSON = "request/malformed_json"
+BAD_REQUEST = "request/invalid"
+CONTRACT_VERSION_UNSUPPORTED = "request/unsupported_version"
+TABLE_NOT_FOUND = "table/not_found"
+TABLE_EXISTS = "table/exists"
+TABLE_FINISHED = "table/finished"
+NOT_OWNER = "table/not_owner"
+"""This instance does not own the table's partition (moving between instances): retry."""
+SEAT_NOT_YOURS = "seat/not_yours"
+COMMAND_STALE = "command/stale_version"
+UNAVAILABLE = "service/unavailable"
+INTERNAL = "internal/error"
+
+
+class ErrorBody(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str
+    """Stable "namespace/reason" string; clients branch on it."""
+    message: str
+    """Human-readable: what was wrong and what to do."""
+
+
+class ContractError(Exception):
+    """A request that cannot be served; becomes an `ErrorBody` in the reply."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+    def to_body(self) -> ErrorBody:
+        return ErrorBody(code=self.code, message=self.message)

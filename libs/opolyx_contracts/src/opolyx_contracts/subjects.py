@@ -1,0 +1,130 @@
+"""NATS subject, stream and bucket names: the one place they are spelled (ARCHITECTURE.md).
+
+Subjects that carry an id are built by functions so an id can never smuggle in a wildcard
+or an extra token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+__all__ = [
+    "ACTIVE_GAMES_BUCKET",
+    "BOTS_DECIDE",
+    "BOTS_QUEUE",
+    "CHAT_STREAM",
+    "CHAT_STREAM_SUBJECTS",
+    "DEFAULT_TABLE_PARTITIONS",
+    "GAMES_STREAM",
+    "GAMES_STREAM_SUBJECTS",
+    "GAME_FINISHED",
+    "GAME_SEAT_OUT",
+    "LOBBY_CMD",
+    "LOBBY_EVENTS",
+    "PREFIX",
+    "ROOMS_BUCKET",
+    "TABLES_BUCKET",
+    "TABLE_CREATE",
+    "TABLE_EVENTS_STREAM",
+    "TABLE_EVENTS_SUBJECTS",
+    "TABLE_LEASES_BUCKET",
+    "chat_messages",
+    "chat_post",
+    "is_valid_token",
+    "progression",
+    "table_command",
+    "table_command_wildcard",
+    "table_events",
+    "table_partition",
+    "table_view",
+    "table_view_wildcard",
+]
+
+PREFIX = "opolyx"
+
+# Table service
+TABLE_CREATE = f"{PREFIX}.table.create"
+TABLE_EVENTS_STREAM = "TABLE_EVENTS"
+TABLE_EVENTS_SUBJECTS = f"{PREFIX}.table.*.events"
+TABLES_BUCKET = "tables"
+TABLE_LEASES_BUCKET = "table_leases"
+DEFAULT_TABLE_PARTITIONS = 16
+"""Every client and every table-service instance must agree on this number."""
+
+# Bots
+BOTS_DECIDE = f"{PREFIX}.bots.decide"
+BOTS_QUEUE = "bots"
+
+# Finished games and seats that went out
+GAMES_STREAM = "GAMES"
+GAME_FINISHED = f"{PREFIX}.game.finished"
+GAME_SEAT_OUT = f"{PREFIX}.game.seat_out"
+GAMES_STREAM_SUBJECTS = f"{PREFIX}.game.>"
+
+# Lobby
+LOBBY_CMD = f"{PREFIX}.lobby.cmd"
+LOBBY_EVENTS = f"{PREFIX}.lobby.events"
+ROOMS_BUCKET = "rooms"
+ACTIVE_GAMES_BUCKET = "active_games"
+
+# Chat
+CHAT_STREAM = "CHAT"
+CHAT_STREAM_SUBJECTS = f"{PREFIX}.chat.*.messages"
+
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+def is_valid_token(token: str) -> bool:
+    """True when `token` can stand as one subject token (no dots, wildcards or spaces)."""
+    return bool(_TOKEN.match(token))
+
+
+def _token(kind: str, token: str) -> str:
+    if not is_valid_token(token):
+        raise ValueError(f"{kind} {token!r} is not a valid subject token ([A-Za-z0-9_-]{{1,128}})")
+    return token
+
+
+def table_partition(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> int:
+    """The partition a table belongs to: a stable hash, the same in every process and language."""
+    digest = hashlib.sha256(table_id.encode()).digest()
+    return int.from_bytes(digest[:4], "big") % partitions
+
+
+def table_command(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> str:
+    """Request-reply subject for the commands of one table (answered by its owning instance)."""
+    tid = _token("table id", table_id)
+    return f"{PREFIX}.table.{table_partition(tid, partitions)}.{tid}.cmd"
+
+
+def table_command_wildcard(partition: int) -> str:
+    """What an instance owning `partition` subscribes to for commands."""
+    return f"{PREFIX}.table.{partition}.*.cmd"
+
+
+def table_view(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> str:
+    """Request-reply subject for the public view of one table (snapshot for resyncing clients)."""
+    tid = _token("table id", table_id)
+    return f"{PREFIX}.table.{table_partition(tid, partitions)}.{tid}.view"
+
+
+def table_view_wildcard(partition: int) -> str:
+    return f"{PREFIX}.table.{partition}.*.view"
+
+
+def table_events(table_id: str) -> str:
+    """JetStream subject (stream TABLE_EVENTS) of one table's events."""
+    return f"{PREFIX}.table.{_token('table id', table_id)}.events"
+
+
+def chat_post(room: str) -> str:
+    return f"{PREFIX}.chat.{_token('room', room)}.post"
+
+
+def chat_messages(room: str) -> str:
+    return f"{PREFIX}.chat.{_token('room', room)}.messages"
+
+
+def progression(query: str) -> str:
+    return f"{PREFIX}.progression.{_token('query', query)}"

@@ -1,0 +1,116 @@
+import asyncio
+import io
+import json
+import logging
+
+import pytest
+from opentelemetry import trace
+from opolyx_service import (
+    HealthServer,
+    ServiceRuntime,
+    ServiceSettings,
+    configure_logging,
+    configure_tracing,
+    extracted_context,
+    get_logger,
+    inject_headers,
+)
+from opolyx_service.metrics import counter
+from prometheus_client import CollectorRegistry
+
+
+async def _get(port: int, path: str) -> tuple[int, bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    await writer.drain()
+    data = await reader.read()
+    writer.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def test_settings_come_from_nested_environment_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPOLYX_NATS__URL", "nats://a:1, nats://b:2")
+    monkeypatch.setenv("OPOLYX_HTTP__PORT", "9100")
+    monkeypatch.setenv("OPOLYX_SERVICE_NAME", "table")
+    settings = ServiceSettings()
+    assert settings.nats.servers == ["nats://a:1", "nats://b:2"]
+    assert settings.http.port == 9100
+    assert settings.service_name == "table"
+
+
+async def test_readiness_fails_while_a_check_fails_and_when_draining() -> None:
+    registry = CollectorRegistry()
+    counter(registry, "probe_total", "a probe").inc()
+    health = HealthServer(registry)
+    connected = {"value": False}
+    health.add_readiness_check("nats", lambda: connected["value"])
+    await health.start()
+    try:
+        assert (await _get(health.port, "/livez"))[0] == 200
+        status, body = await _get(health.port, "/readyz")
+        assert status == 503
+        assert json.loads(body)["checks"]["nats"] is False
+        connected["value"] = True
+        assert (await _get(health.port, "/readyz"))[0] == 200
+        health.draining = True
+        assert (await _get(health.port, "/readyz"))[0] == 503
+        assert (await _get(health.port, "/livez"))[0] == 200
+        status, metrics = await _get(health.port, "/metrics")
+        assert status == 200
+        assert b"probe_total 1.0" in metrics
+    finally:
+        await health.stop()
+
+
+async def test_shutdown_hooks_run_in_reverse_order_even_when_one_fails() -> None:
+    ran: list[str] = []
+
+    async def first() -> None:
+        ran.append("first")
+
+    async def broken() -> None:
+        raise RuntimeError("hook failed")
+
+    async def last() -> None:
+        ran.append("last")
+
+    runtime = ServiceRuntime(ServiceSettings(http={"port": -1}))
+    async with runtime:
+        runtime.on_shutdown(first)
+        runtime.on_shutdown(broken)
+        runtime.on_shutdown(last)
+        runtime.request_shutdown()
+        await asyncio.wait_for(runtime.wait_for_shutdown(), 1)
+    assert ran == ["last", "first"]
+
+
+def test_stdlib_and_faststream_logs_come_out_as_json_with_trace_ids() -> None:
+    stream = io.StringIO()
+    configure_logging("table", "INFO", "json", stream=stream)
+    configure_tracing("table")
+    faststream_logger = logging.getLogger("faststream")
+    faststream_logger.propagate = False  # FastStream does this itself
+    configure_logging("table", "INFO", "json", stream=stream)
+    tracer = trace.get_tracer("test")
+    with tracer.start_as_current_span("work"):
+        get_logger("opolyx.test").info("structured", table_id="t1")
+        logging.getLogger("faststream").info("from faststream")
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [line["event"] for line in lines] == ["structured", "from faststream"]
+    assert lines[0]["table_id"] == "t1"
+    assert lines[0]["service"] == "table"
+    assert lines[0]["trace_id"] == lines[1]["trace_id"]
+    assert len(lines[0]["trace_id"]) == 32
+    logging.getLogger().handlers.clear()
+
+
+def test_trace_context_round_trips_through_message_headers() -> None:
+    configure_tracing("table")
+    tracer = trace.get_tracer("test")
+    with tracer.start_as_current_span("sender") as sender:
+        headers = inject_headers({"Nats-Msg-Id": "x"})
+    assert "traceparent" in headers
+    assert headers["Nats-Msg-Id"] == "x"
+    with tracer.start_as_current_span("receiver", context=extracted_context(headers)) as receiver:
+        assert receiver.get_span_context().trace_id == sender.get_span_context().trace_id

@@ -1,0 +1,62 @@
+"""pytest fixtures for tests that need real infrastructure (registered via `pytest11`).
+
+- `nats_server` / `nats_url`: a fresh nats-server with JetStream per test (~25 ms locally).
+- `postgres_server`: one PostgreSQL per session.
+- `service_processes`: start service processes; all are killed after the test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from opolyx_testing.nats_server import NatsServer, start_nats_server
+from opolyx_testing.postgres import PostgresServer, start_postgres
+from opolyx_testing.process import ServiceProcess
+
+
+@pytest.fixture
+def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
+    with start_nats_server(tmp_path / "nats") as server:
+        yield server
+
+
+@pytest.fixture
+def nats_url(nats_server: NatsServer) -> str:
+    return nats_server.url
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    with start_postgres(tmp_path_factory.mktemp("postgres")) as server:
+        yield server
+
+
+class ServiceProcesses:
+    """Starts service processes for one test and kills whatever is still running after it."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self._log_dir = log_dir
+        self._started: list[ServiceProcess] = []
+
+    def start(
+        self, argv: Sequence[str], env: Mapping[str, str], name: str = "service"
+    ) -> ServiceProcess:
+        process = ServiceProcess(argv, env, self._log_dir, name=f"{name}-{len(self._started)}")
+        self._started.append(process.start())
+        return process
+
+    def kill_all(self) -> None:
+        for process in self._started:
+            process.kill()
+
+
+@pytest.fixture
+def service_processes(tmp_path: Path) -> Iterator[ServiceProcesses]:
+    processes = ServiceProcesses(tmp_path)
+    try:
+        yield processes
+    finally:
+        processes.kill_all()

@@ -1,0 +1,49 @@
+from pathlib import Path
+
+import nats
+import pytest
+from nats.js.api import StreamConfig
+from opolyx_testing import NatsServer, start_nats_server
+
+
+async def test_nats_url_fixture_gives_a_server_with_jetstream(nats_url: str) -> None:
+    nc = await nats.connect(nats_url)
+    try:
+        js = nc.jetstream()
+        await js.add_stream(StreamConfig(name="PROBE", subjects=["probe.>"]))
+        ack = await js.publish("probe.one", b"hello")
+        assert ack.seq == 1
+        message = await js.get_msg("PROBE", 1)
+        assert message.data == b"hello"
+    finally:
+        await nc.close()
+
+
+async def test_local_server_keeps_streams_across_a_restart(
+    nats_server: NatsServer, tmp_path: Path
+) -> None:
+    if not nats_server.is_local_process:
+        pytest.skip("restart is a local-binary feature")
+    nc = await nats.connect(nats_server.url)
+    js = nc.jetstream()
+    await js.add_stream(StreamConfig(name="KEEP", subjects=["keep.>"]))
+    await js.publish("keep.a", b"1")
+    await nc.close()
+
+    nats_server.restart()
+
+    nc = await nats.connect(nats_server.url)
+    try:
+        info = await nc.jetstream().stream_info("KEEP")
+        assert info.state.messages == 1
+    finally:
+        await nc.close()
+
+
+def test_two_servers_get_different_ports(tmp_path: Path) -> None:
+    with (
+        start_nats_server(tmp_path / "a", prefer_docker=False) as first,
+        start_nats_server(tmp_path / "b", prefer_docker=False) as second,
+    ):
+        assert first.url != second.url
+        assert first.url.startswith("nats://127.0.0.1:")

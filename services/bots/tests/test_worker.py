@@ -1,0 +1,128 @@
+"""The worker: decision requests in, one legal command out to the table, over real NATS."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from opolyx_bots.worker import BotsSettings, BotWorker, decide_for_request
+from opolyx_contracts.subjects import BOTS_DECIDE
+from opolyx_contracts.table import DecisionRequest
+from opolyx_rules import (
+    apply,
+    awaiting,
+    command_from_json,
+    command_to_json,
+    legal_commands,
+    new_game,
+    public_view,
+)
+from opolyx_rules.commands import Roll
+from opolyx_rules.simulate import simple_policy
+from opolyx_rules.state import State
+
+
+def request_for(state: State, seat: int, attempt: int = 1, version: int = 7) -> DecisionRequest:
+    return DecisionRequest(
+        table_id="t-1",
+        seat=seat,
+        player_id="bot-esme",
+        command_subject="opolyx.table.3.t-1.cmd",
+        command_id=f"t-1:{version}:{seat}",
+        version=version,
+        attempt=attempt,
+        state=public_view(state),
+        legal=[command_to_json(c) for c in legal_commands(state, seat)],
+        deadline_at=None,
+    )
+
+
+def midgame(seed: int, steps: int) -> State:
+    state = new_game("speed", 3, seed)
+    for i in range(steps):
+        if state.finished:
+            break
+        seat = awaiting(state)[0]
+        state, _ = apply(state, simple_policy(state, seat), float(i + 1))
+    return state
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_decisions_from_the_wire_form_are_legal_in_the_real_state(seed: int) -> None:
+    state = midgame(seed, 40 + 37 * seed)
+    seat = awaiting(state)[0]
+    request = DecisionRequest.model_validate_json(request_for(state, seat).model_dump_json())
+    command = decide_for_request(request, random.Random(seed))
+    assert command is not None
+    apply(state, command, 10_000.0)  # raises RulesError if it were illegal
+
+
+@pytest.fixture
+async def nc(nats_url: str) -> AsyncIterator[Client]:
+    client = await nats.connect(nats_url)
+    yield client
+    await client.drain()
+
+
+async def test_two_workers_share_the_queue_and_exactly_one_answers_each_request(
+    nats_url: str, nc: Client
+) -> None:
+    workers = [BotWorker(BotsSettings(nats={"url": nats_url}, http={"port": -1})) for _ in range(2)]
+    for worker in workers:
+        await worker.start()
+    received: list[dict[str, Any]] = []
+
+    async def table(msg: Msg) -> None:
+        received.append(json.loads(msg.data))
+        await msg.respond(
+            json.dumps({"v": 1, "ok": True, "seq": 1, "version": 8, "events": 1}).encode()
+        )
+
+    await nc.subscribe("opolyx.table.3.t-1.cmd", cb=table)
+    await nc.flush()
+    await asyncio.sleep(0)
+    await nc.flush()
+    try:
+        state = new_game("classic", 2, 5, first_seat=0)
+        for attempt in range(1, 11):
+            request = request_for(state, 0, attempt=attempt, version=attempt)
+            await nc.publish(BOTS_DECIDE, request.model_dump_json().encode())
+        for _ in range(100):
+            if len(received) >= 10:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+    finally:
+        for worker in workers:
+            await worker.stop()
+    assert len(received) == 10
+    assert sorted(r["expected_version"] for r in received) == list(range(1, 11))
+    for body in received:
+        assert body["player_id"] == "bot-esme"
+        assert body["command_id"] == f"t-1:{body['expected_version']}:0"
+        assert command_from_json({"seat": 0, **body["command"]}) == Roll(0)
+
+
+async def test_a_malformed_request_is_dropped_and_the_worker_keeps_serving(nats_url: str) -> None:
+    settings = BotsSettings(
+        nats={"url": nats_url}, http={"port": -1}, bots={"command_timeout_seconds": 0.2}
+    )
+    worker = BotWorker(settings)
+    await worker.start()
+    try:
+        assert await worker.handle(b"{broken") == "malformed"
+        assert await worker.handle(b'{"v": 1, "table_id": "t"}') == "malformed"
+        state = new_game("classic", 2, 5, first_seat=0)
+        # no table answers: the decision is made, sending it times out quietly
+        assert await worker.handle(request_for(state, 0).model_dump_json().encode()) == (
+            "unanswered"
+        )
+    finally:
+        await worker.stop()

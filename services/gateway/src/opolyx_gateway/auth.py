@@ -1,0 +1,137 @@
+"""Guest identities and signed session tokens.
+
+A token is ``<payload>.<signature>``, both base64url: the payload is JSON
+``{"sub", "name", "iat", "exp", "kid"}`` and the signature is HMAC-SHA256 of the payload
+text under the key named by ``kid``. Keys rotate by configuration: sign with the active
+key, accept any configured key, drop a key to revoke what it signed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import time
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = [
+    "AuthError",
+    "Identity",
+    "TokenSigner",
+    "new_guest_id",
+    "validate_display_name",
+]
+
+NAME_MIN = 2
+NAME_MAX = 20
+# Letters and digits of any script, single inner spaces, and a few marks players expect.
+_NAME_RE = re.compile(r"^[\w][\w .'\-]*[\w.]$|^\w$", re.UNICODE)
+
+
+class AuthError(Exception):
+    """A token or name that cannot be accepted; ``code`` is stable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who a token says the player is. The only source of identity in the gateway."""
+
+    player_id: str
+    name: str
+    expires_at: int
+
+
+def validate_display_name(raw: object) -> str:
+    """The cleaned display name, or ``AuthError("auth/bad_name")`` saying what is wrong."""
+    if not isinstance(raw, str):
+        raise AuthError("auth/bad_name", "the display name must be text")
+    name = unicodedata.normalize("NFC", " ".join(raw.split()))
+    if not NAME_MIN <= len(name) <= NAME_MAX:
+        raise AuthError(
+            "auth/bad_name", f"the display name must be {NAME_MIN} to {NAME_MAX} characters long"
+        )
+    control = any(unicodedata.category(c).startswith("C") for c in name)
+    if "_" in name or control or not _NAME_RE.match(name):
+        raise AuthError(
+            "auth/bad_name",
+            "use letters, digits, spaces and . ' - only, starting with a letter or digit",
+        )
+    return name
+
+
+def new_guest_id() -> str:
+    """A fresh guest player id, safe as a NATS subject token."""
+    return "g-" + secrets.token_hex(8)
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class TokenSigner:
+    def __init__(self, keys: dict[str, str], active_key_id: str, ttl_seconds: int) -> None:
+        if active_key_id not in keys:
+            raise ValueError(f"active key {active_key_id!r} is not configured")
+        self._keys = {kid: key.encode() for kid, key in keys.items()}
+        self._active = active_key_id
+        self._ttl = ttl_seconds
+
+    def issue(self, player_id: str, name: str, *, now: float | None = None) -> tuple[str, Identity]:
+        issued = int(time.time() if now is None else now)
+        identity = Identity(player_id=player_id, name=name, expires_at=issued + self._ttl)
+        payload = json.dumps(
+            {
+                "sub": player_id,
+                "name": name,
+                "iat": issued,
+                "exp": identity.expires_at,
+                "kid": self._active,
+            },
+            separators=(",", ":"),
+            ensure_ascii=False,
+        ).encode()
+        body = _b64(payload)
+        sig = hmac.new(self._keys[self._active], body.encode(), hashlib.sha256).digest()
+        return f"{body}.{_b64(sig)}", identity
+
+    def verify(self, token: object, *, now: float | None = None) -> Identity:
+        """The identity in ``token``; ``AuthError`` if it is malformed, forged or expired."""
+        if not isinstance(token, str) or token.count(".") != 1 or len(token) > 2048:
+            raise AuthError("auth/invalid_token", "the session token is malformed; sign in again")
+        body, sig_text = token.split(".")
+        try:
+            payload = json.loads(_unb64(body))
+            sig = _unb64(sig_text)
+        except (ValueError, UnicodeDecodeError):
+            raise AuthError(
+                "auth/invalid_token", "the session token is malformed; sign in again"
+            ) from None
+        if not isinstance(payload, dict):
+            raise AuthError("auth/invalid_token", "the session token is malformed; sign in again")
+        key = self._keys.get(str(payload.get("kid")))
+        if key is None:
+            raise AuthError(
+                "auth/invalid_token", "the session token's key is no longer valid; sign in again"
+            )
+        expected = hmac.new(key, body.encode(), hashlib.sha256).digest()
+        if not hmac.compare_digest(expected, sig):
+            raise AuthError("auth/invalid_token", "the session token's signature does not match")
+        sub, name, exp = payload.get("sub"), payload.get("name"), payload.get("exp")
+        if not isinstance(sub, str) or not isinstance(name, str) or not isinstance(exp, int):
+            raise AuthError("auth/invalid_token", "the session token is malformed; sign in again")
+        if exp <= (time.time() if now is None else now):
+            raise AuthError("auth/expired_token", "the session token has expired; sign in again")
+        return Identity(player_id=sub, name=name, expires_at=exp)

@@ -1,0 +1,73 @@
+"""Gateway configuration from the environment: the shared service settings (``OPOLYX_NATS__URL``,
+``OPOLYX_HTTP__PORT``, ``OPOLYX_LOG__LEVEL``, ...) plus a ``gateway`` section
+(``OPOLYX_GATEWAY__SIGNING_KEYS``, ...).
+
+Settings are passed into ``create_app``; nothing reads the environment at import time.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from opolyx_service.settings import HttpSettings, ServiceSettings
+from pydantic import BaseModel, Field, model_validator
+
+__all__ = ["GatewayOptions", "GatewaySettings"]
+
+
+class GatewayOptions(BaseModel):
+    """The gateway's own section; each field can be set as ``OPOLYX_GATEWAY__<NAME>``."""
+
+    signing_keys: dict[str, str] = Field(default_factory=dict)
+    """Session-token keys by key id, as JSON (``{"k2": "...", "k1": "..."}``). Tokens signed
+    with any listed key are accepted; remove a key id to revoke its tokens. When empty, one
+    random key is made at start (tokens then die with the process)."""
+    active_key_id: str | None = None
+    """The key id new tokens are signed with; defaults to the first listed key."""
+    token_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
+    """How long a session token stays valid."""
+
+    sign_ins_per_minute: int = Field(default=30, gt=0)
+    """Guest sign-ins one client address may make per minute (burst of as many)."""
+    rate_per_second: float = Field(default=20.0, gt=0)
+    """Sustained websocket messages per second one client may send."""
+    rate_burst: int = Field(default=40, gt=0)
+    """Messages a client may send at once before the rate applies."""
+    rate_violations_before_close: int = Field(default=200, gt=0)
+    """Refused messages in a row after which a flooding socket is closed."""
+    max_message_bytes: int = Field(default=16_384, gt=0)
+    """Largest websocket message accepted."""
+    auth_timeout_seconds: float = Field(default=10.0, gt=0)
+    """A socket that has not sent a valid ``hello`` by then is closed."""
+    send_queue_size: int = Field(default=2048, gt=0)
+    """Pushes buffered for one slow client before it is disconnected."""
+    replay_limit: int = Field(default=1000, gt=0)
+    """Most missed events replayed to a reconnecting client; beyond, a snapshot only."""
+
+    static_dir: Path = Path(__file__).parent / "static"
+    """The web client's files."""
+
+    @model_validator(mode="after")
+    def _keys(self) -> GatewayOptions:
+        if not self.signing_keys:
+            self.signing_keys = {"ephemeral": secrets.token_urlsafe(32)}
+        if self.active_key_id is None:
+            self.active_key_id = next(iter(self.signing_keys))
+        if self.active_key_id not in self.signing_keys:
+            raise ValueError(
+                f"active_key_id {self.active_key_id!r} is not one of the signing keys "
+                f"({', '.join(self.signing_keys)})"
+            )
+        for kid, key in self.signing_keys.items():
+            if len(key) < 16:
+                raise ValueError(f"signing key {kid!r} is too short: use at least 16 characters")
+        return self
+
+
+class GatewaySettings(ServiceSettings):
+    """Shared service settings; ``http`` is where the gateway itself serves (port 8000)."""
+
+    service_name: str = "opolyx-gateway"
+    http: HttpSettings = Field(default_factory=lambda: HttpSettings(port=8000))
+    gateway: GatewayOptions = Field(default_factory=GatewayOptions)

@@ -1,0 +1,94 @@
+// Trade offers: the dialog, and the fairness rule of RULES.md R10 shown before sending.
+
+import { $, h, money } from "./dom.js";
+
+// value(side) = cash + price of each unmortgaged property + half price of each mortgaged one.
+export function sideValue(cash, squares, state, board) {
+  let value = Number(cash) || 0;
+  for (const square of squares) {
+    const prop = state.squares.find((p) => p.square === square);
+    const price = board[square].price;
+    value += prop && prop.mortgaged ? Math.floor(price / 2) : price;
+  }
+  return value;
+}
+
+export function fairness(give, take, pct, allies) {
+  if (allies) return { ok: true, text: "Allies trade freely: the fairness rule does not apply." };
+  if (give === 0 && take === 0) return { ok: false, text: "Add cash or properties to either side." };
+  const small = Math.min(give, take);
+  const large = Math.max(give, take);
+  const share = large === 0 ? 100 : Math.floor((small * 100) / large);
+  const ok = small * 100 >= large * pct;
+  const verdict = ok ? "Fair" : "Not allowed";
+  return {
+    ok,
+    text: `You give ${money(give)} · you get ${money(take)}. ${verdict}: the smaller side is ${share}% of the larger (the rule needs at least ${pct}%).`,
+  };
+}
+
+// A property can be traded when no street of its group has buildings (R10).
+export function tradeable(state, board, seat) {
+  const built = new Set();
+  for (const p of state.squares) if (p.buildings > 0) built.add(board[p.square].group);
+  return state.squares.filter((p) => p.owner === seat && !built.has(board[p.square].group)).map((p) => p.square);
+}
+
+export function openTradeDialog({ state, board, me, names, pct, send }) {
+  const dialog = $("#trade-dialog");
+  const others = state.seats.filter((s) => !s.out && s.seat !== me);
+  if (!others.length) return;
+  const body = $("#trade-body");
+  const select = h("select", { id: "trade-to" },
+    others.map((s) => h("option", { value: s.seat }, names(s.seat))));
+  const giveCash = h("input", { id: "trade-give-cash", type: "number", min: 0, step: 100, value: 0, inputmode: "numeric" });
+  const takeCash = h("input", { id: "trade-take-cash", type: "number", min: 0, step: 100, value: 0, inputmode: "numeric" });
+  const giveBox = h("fieldset", {}, h("legend", {}, "You give"));
+  const takeBox = h("fieldset", {}, h("legend", {}, "You get"));
+  const fill = (box, seat, cashInput) => {
+    box.replaceChildren(box.firstChild, h("label", {}, "Cash", cashInput));
+    for (const square of tradeable(state, board, seat)) {
+      const sq = board[square];
+      const prop = state.squares.find((p) => p.square === square);
+      box.append(h("label.check", {},
+        h("input", { type: "checkbox", value: square, dataset: { side: box === giveBox ? "give" : "take" } }),
+        h(`span.swatch.g-${sq.group}`), `${sq.name} (${money(sq.price)}${prop.mortgaged ? ", mortgaged" : ""})`));
+    }
+  };
+  fill(giveBox, me, giveCash);
+  const refill = () => fill(takeBox, Number(select.value), takeCash);
+  refill();
+  body.replaceChildren(h("label", {}, "Trade with", select), h("div.trade-cols", {}, giveBox, takeBox));
+
+  const collect = () => {
+    const picked = (side) => [...body.querySelectorAll(`input[data-side=${side}]:checked`)].map((i) => Number(i.value));
+    return {
+      to: Number(select.value),
+      give_cash: Math.max(0, Math.floor(Number(giveCash.value) || 0)),
+      give_squares: picked("give"),
+      take_cash: Math.max(0, Math.floor(Number(takeCash.value) || 0)),
+      take_squares: picked("take"),
+    };
+  };
+  const update = () => {
+    const offer = collect();
+    const mine = state.seats[me];
+    const theirs = state.seats[offer.to];
+    const allies = mine.team !== null && mine.team !== undefined && mine.team === theirs.team;
+    const verdict = fairness(
+      sideValue(offer.give_cash, offer.give_squares, state, board),
+      sideValue(offer.take_cash, offer.take_squares, state, board), pct, allies);
+    const el = $("#trade-fairness");
+    el.textContent = verdict.text;
+    el.classList.toggle("bad", !verdict.ok);
+    $("#trade-send").disabled = !verdict.ok;
+  };
+  select.onchange = () => { refill(); update(); };
+  body.oninput = update;
+  update();
+  dialog.onclose = () => {
+    if (dialog.returnValue === "send") send({ type: "offer", ...collect() });
+  };
+  dialog.returnValue = "";
+  dialog.showModal();
+}

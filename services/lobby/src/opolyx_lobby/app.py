@@ -1,0 +1,149 @@
+"""The lobby process: ``LobbyApp(settings)`` wires the behaviour (``service.Lobby``) to NATS.
+
+- ``opolyx.lobby.cmd`` (queue group ``lobby``): request-reply, one instance answers each.
+- a durable pull consumer on the GAMES stream frees players when their seat goes out or
+  their game finishes; shared by every instance, at-least-once (releases are idempotent).
+- a background task fills rooms that waited with bots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from faststream.nats.annotations import NatsMessage
+from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js import JetStreamContext
+from nats.js.api import ConsumerConfig, StreamConfig
+from nats.js.errors import BadRequestError, NotFoundError
+from opolyx_contracts.envelope import decode, encode, error_reply
+from opolyx_contracts.errors import INTERNAL, UNAVAILABLE, ContractError
+from opolyx_contracts.lobby import LobbyCommand
+from opolyx_contracts.subjects import GAMES_STREAM, GAMES_STREAM_SUBJECTS, LOBBY_CMD
+from opolyx_service.broker import create_broker
+from opolyx_service.logs import get_logger
+from opolyx_service.runtime import ServiceRuntime, run_service
+from prometheus_client import CollectorRegistry
+
+from opolyx_lobby.rooms import LobbyError
+from opolyx_lobby.service import Lobby
+from opolyx_lobby.settings import LobbySettings
+from opolyx_lobby.store import LobbyStore
+
+__all__ = ["LobbyApp", "ensure_games_stream", "main", "serve"]
+
+log = get_logger("opolyx.lobby")
+
+
+class LobbyApp:
+    def __init__(self, settings: LobbySettings, registry: CollectorRegistry | None = None) -> None:
+        self.settings = settings
+        self.broker = create_broker(settings, registry or CollectorRegistry())
+        self.lobby: Lobby | None = None
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._games: JetStreamContext.PullSubscription | None = None
+
+        @self.broker.subscriber(LOBBY_CMD, queue="lobby")
+        async def on_command(message: NatsMessage) -> bytes:
+            return await self.answer(message.body)
+
+    @property
+    def ready(self) -> bool:
+        return self.lobby is not None and self.broker.connection.is_connected
+
+    async def answer(self, body: bytes) -> bytes:
+        """Every request gets a reply: the result or {"code", "message"}; never a crash."""
+        try:
+            if self.lobby is None:
+                raise ContractError(UNAVAILABLE, "the lobby is starting; retry in a moment")
+            cmd = decode(LobbyCommand, body)
+            return encode(await self.lobby.handle(cmd))
+        except (LobbyError, ContractError) as exc:
+            return encode(error_reply(exc.code, exc.message))
+        except Exception:
+            log.exception("lobby_command_failed")
+            return encode(error_reply(INTERNAL, "the lobby failed on this request; try again"))
+
+    async def start(self) -> None:
+        await self.broker.connect()
+        nc = self.broker.connection
+        js = nc.jetstream()
+        store = await LobbyStore.open(js)
+        self.lobby = Lobby(nc, store, self.settings.lobby)
+        await ensure_games_stream(js)
+        self._games = games = await js.pull_subscribe(
+            GAMES_STREAM_SUBJECTS,
+            durable=self.settings.lobby.games_durable,
+            stream=GAMES_STREAM,
+            config=ConsumerConfig(ack_wait=30, max_deliver=20),
+        )
+        await self.broker.start()
+        # Make sure the server has our subscriptions before we call ourselves ready
+        # (a single flush can be overtaken, see STACK traps).
+        await asyncio.sleep(0)
+        await nc.flush()
+        await nc.flush()
+        self._stop.clear()
+        self._tasks = [
+            asyncio.create_task(self.lobby.run_bot_filler(self._stop)),
+            asyncio.create_task(self._consume_games(games, self.lobby)),
+        ]
+
+    async def stop(self) -> None:
+        self._stop.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        if self._games is not None:
+            # A pull subscription has no callback: messages fetched but not read would
+            # keep the connection's drain waiting, so drop it first.
+            with contextlib.suppress(Exception):
+                await self._games.unsubscribe()
+            self._games = None
+        await self.broker.stop()
+        self.lobby = None
+
+    async def _consume_games(self, sub: JetStreamContext.PullSubscription, lobby: Lobby) -> None:
+        while not self._stop.is_set():
+            try:
+                msgs = await sub.fetch(batch=20, timeout=1.0)
+            except (NatsTimeoutError, TimeoutError):  # nothing to read within the second
+                continue
+            except Exception:
+                log.exception("games_fetch_failed")
+                await asyncio.sleep(1.0)
+                continue
+            for msg in msgs:
+                try:
+                    await lobby.on_games_message(msg.subject, msg.data)
+                    await msg.ack()
+                except Exception:
+                    log.exception("freeing_players_failed_will_retry", subject=msg.subject)
+                    await msg.nak(delay=1.0)
+
+
+async def ensure_games_stream(js: JetStreamContext) -> None:
+    """GAMES normally comes from the table service; create it (never reconfigure it) if missing."""
+    try:
+        await js.stream_info(GAMES_STREAM)
+    except NotFoundError:
+        with contextlib.suppress(BadRequestError):  # created meanwhile by another process
+            await js.add_stream(StreamConfig(name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS]))
+
+
+async def serve(runtime: ServiceRuntime) -> None:
+    assert isinstance(runtime.settings, LobbySettings)
+    app = LobbyApp(runtime.settings, runtime.registry)
+    await app.start()
+    runtime.health.add_readiness_check("lobby", lambda: app.ready)
+    runtime.on_shutdown(app.stop)
+    log.info("lobby_ready", instance=runtime.instance_id)
+    await runtime.wait_for_shutdown()
+
+
+def main() -> None:
+    run_service(LobbySettings(), serve)

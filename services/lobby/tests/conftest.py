@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+from opolyx_lobby.app import LobbyApp
+from opolyx_lobby.settings import LobbySection, LobbySettings
+
+
+@pytest.fixture
+async def lobby_factory(nats_url: str) -> AsyncIterator[Callable[..., Awaitable[LobbyApp]]]:
+    """Start lobby instances (each with its own NATS connection) on the test's server."""
+    started: list[LobbyApp] = []
+
+    async def make(**section: Any) -> LobbyApp:
+        section.setdefault("bot_fill_after_seconds", 3600)
+        settings = LobbySettings(
+            nats={"url": nats_url}, http={"port": -1}, lobby=LobbySection(**section)
+        )
+        app = LobbyApp(settings)
+        await app.start()
+        started.append(app)
+        return app
+
+    yield make
+    for app in started:
+        await app.stop()
+
+
+@pytest.fixture
+async def nc(nats_url: str) -> AsyncIterator[Client]:
+    client = await nats.connect(nats_url)
+    yield client
+    await client.drain()

@@ -1,0 +1,1 @@
+"""opolyx table service: owns running games, their timers and their storage."""

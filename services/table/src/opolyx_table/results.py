@@ -1,0 +1,122 @@
+"""What the GAMES stream says about a finished game and about seats that went out.
+
+Scores come from the rules library (net worth, complete groups, XP); the public view
+only supplies what is plainly visible (cash, what a seat holds, placement).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from opolyx_contracts.table import GameFinished, SeatOut, SeatResult, TableEvents
+from opolyx_rules import assets, progression
+
+from opolyx_table.table import Table
+
+__all__ = ["game_finished", "replay_lines", "seat_out", "seat_out_reason"]
+
+_RARITY_FOR_PCT = {pct: str(rarity) for rarity, pct in progression.RARITY_BOOST_PCT.items()}
+
+
+def _seat_holdings(view: dict[str, Any], seat: int) -> tuple[int, int]:
+    """(properties, buildings) a seat holds, counted from the public view."""
+    owned = [entry for entry in view.get("squares", []) if entry.get("owner") == seat]
+    return len(owned), sum(int(entry.get("buildings", 0) or 0) for entry in owned)
+
+
+def replay_lines(table: Table, batches: list[TableEvents]) -> list[dict[str, Any]]:
+    """An `opolyx-rules replay` scenario that reproduces the game from its seed."""
+    cards = {
+        str(index): {str(sq): _RARITY_FOR_PCT.get(pct, str(pct)) for sq, pct in seat.boosts.items()}
+        for index, seat in enumerate(table.seats)
+        if seat.boosts
+    }
+    setup: dict[str, Any] = {"mode": table.mode, "seats": len(table.seats), "seed": table.seed}
+    if cards:
+        setup["cards"] = cards
+    lines: list[dict[str, Any]] = [{"setup": setup}]
+    last_at = 0.0
+    for batch in batches:
+        if batch.source != "rules" or batch.command is None:
+            continue
+        last_at = max(last_at, float(batch.command.get("at", last_at)))
+        if batch.command.get("type") != "timeout":
+            lines.append(dict(batch.command))
+    # Timeouts are not lines: replay fires every deadline up to the next line's time.
+    lines.append({"type": "wait", "at": last_at})
+    return lines
+
+
+def game_finished(table: Table, view: dict[str, Any], batches: list[TableEvents]) -> GameFinished:
+    placement = [int(seat) for seat in view.get("placement") or []]
+    final_round = int(view.get("round", 0) or 0)
+    results: list[SeatResult] = []
+    for seat_view in view.get("seats", []):
+        seat = int(seat_view["seat"])
+        place = placement.index(seat) + 1 if seat in placement else len(table.seats)
+        properties, buildings = _seat_holdings(view, seat)
+        groups = assets.complete_groups(table.state, seat)
+        survived = not bool(seat_view.get("out"))
+        cash = int(seat_view.get("cash", 0) or 0)
+        results.append(
+            SeatResult(
+                seat=seat,
+                player_id=table.seats[seat].player_id,
+                bot=table.seats[seat].bot,
+                place=place,
+                survived=survived,
+                complete_groups=groups,
+                xp=progression.xp_for_seat(
+                    place=place,
+                    complete_groups=groups,
+                    survived=survived,
+                    final_round=final_round,
+                ),
+                cash=cash,
+                net_worth=assets.net_worth(table.state, seat),
+                properties=properties,
+                buildings=buildings,
+            )
+        )
+    winner = view.get("winner")
+    return GameFinished(
+        table_id=table.table_id,
+        room_id=table.room_id,
+        mode=table.mode,
+        rules_version=table.rules_version,
+        rounds=final_round,
+        winner=None if winner is None else int(winner),
+        placement=placement,
+        seats=results,
+        seed=table.seed,
+        seed_commitment=table.seed_commitment,
+        replay=replay_lines(table, batches),
+        last_seq=table.seq,
+        finished_at=time.time(),
+    )
+
+
+def seat_out_reason(events: list[dict[str, Any]], seat: int, by_timeout: bool) -> str:
+    """Why a seat went out, from the rules' `seat_went_out` event (`how`)."""
+    for event in events:
+        if event.get("seat") != seat or "how" not in event:
+            continue
+        if event["how"] == "bankrupt":
+            return "bankrupt"
+        if event["how"] == "resigned":
+            # Missed turns resign a seat by itself (R16): that is a timeout, not a choice.
+            return "timeout" if by_timeout else "resigned"
+    return "out"
+
+
+def seat_out(table: Table, seat: int, reason: str, view: dict[str, Any]) -> SeatOut:
+    return SeatOut(
+        table_id=table.table_id,
+        room_id=table.room_id,
+        seat=seat,
+        player_id=table.seats[seat].player_id,
+        reason=reason,  # type: ignore[arg-type]
+        round=int(view.get("round", 0) or 0),
+        at=time.time(),
+    )

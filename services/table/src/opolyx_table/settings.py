@@ -1,0 +1,47 @@
+"""Table-service configuration: `OPOLYX_TABLE__<FIELD>` on top of the shared settings."""
+
+from __future__ import annotations
+
+from opolyx_contracts.subjects import DEFAULT_TABLE_PARTITIONS
+from opolyx_service import ServiceSettings
+from pydantic import BaseModel, Field
+from pydantic_settings import SettingsConfigDict
+
+__all__ = ["TableConfig", "TableSettings"]
+
+
+class TableConfig(BaseModel):
+    partitions: int = DEFAULT_TABLE_PARTITIONS
+    """Number of partitions tables hash into; every instance and client must agree."""
+    lease_ttl: float = 6.0
+    """Seconds a partition lease lives without a heartbeat; a dead instance's partitions move
+    to a live one within about this long."""
+    heartbeat: float = 0.0
+    """Seconds between lease heartbeats; 0 means lease_ttl / 3."""
+    bot_reask: float = 3.0
+    """Seconds to wait for a bot seat's command before asking the bots again."""
+    recent_commands: int = 64
+    """Command ids remembered per table (persisted) to answer resent commands."""
+    replicas: int = 1
+    """JetStream replicas of the stream and buckets (3 on a NATS cluster)."""
+    duplicate_window: float = 120.0
+    """Seconds JetStream remembers message ids to drop duplicates."""
+    events_max_age: float = 7 * 24 * 3600.0
+    """Seconds TABLE_EVENTS keeps events (far longer than any game; a finished game's
+    commands also travel in its `opolyx.game.finished` message)."""
+    clock_rate: float = Field(default=1.0, gt=0)
+    """Game seconds per wall-clock second for new tables (1 in play; tests and demos speed
+    timers up). Each table keeps the rate it was created with."""
+
+    @property
+    def heartbeat_interval(self) -> float:
+        return self.heartbeat if self.heartbeat > 0 else self.lease_ttl / 3
+
+
+class TableSettings(ServiceSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="OPOLYX_", env_nested_delimiter="__", extra="ignore", frozen=True
+    )
+
+    service_name: str = "table"
+    table: TableConfig = Field(default_factory=TableConfig)

@@ -1,0 +1,51 @@
+"""In-process table-service instances on a real nats-server (fixture `nats_url`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import nats
+import pytest
+from nats.aio.client import Client
+from opolyx_table.engine import RulesEngine
+from opolyx_table.service import TableService
+from opolyx_table.settings import TableConfig
+from opolyx_table.store import Storage
+from opolyx_testing.table_client import TableClient
+
+StartTable = Callable[..., Awaitable[TableService]]
+
+
+@pytest.fixture
+async def client_nc(nats_url: str) -> AsyncIterator[Client]:
+    nc = await nats.connect(nats_url)
+    yield nc
+    await nc.drain()
+
+
+@pytest.fixture
+def client(client_nc: Client) -> TableClient:
+    return TableClient(client_nc, timeout=3.0, retry_for=15.0)
+
+
+@pytest.fixture
+async def start_table(nats_url: str) -> AsyncIterator[StartTable]:
+    """Start table-service instances in this process; all are stopped after the test."""
+    started: list[tuple[TableService, Client]] = []
+
+    async def start(instance_id: str = "t1", **config: object) -> TableService:
+        nc = await nats.connect(nats_url, name=instance_id)
+        settings = TableConfig.model_validate({"lease_ttl": 2.0, "bot_reask": 1.0, **config})
+        storage = await Storage.open(nc, lease_ttl=settings.lease_ttl)
+        service = TableService(nc, storage, RulesEngine(), settings, instance_id)
+        await service.start()
+        started.append((service, nc))
+        while not service.ready:
+            await asyncio.sleep(0.01)
+        return service
+
+    yield start
+    for service, nc in reversed(started):
+        await service.stop()
+        await nc.drain()

@@ -1,0 +1,259 @@
+"""Play opolyx in a real browser against real services: sign in, make a room, fill it with
+bots, start, roll, buy or decline, watch the bots, reload mid-game and carry on."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from playwright.sync_api import Page, expect
+
+from .conftest import PHONE, PageWatch
+
+MY_TURN_TIMEOUT_MS = 60_000
+
+
+def sign_in(page: Page, name: str) -> None:
+    page.fill("#signin-name", name)
+    page.click("#signin-go")
+    expect(page.locator("#conn")).to_have_text("online")
+    expect(page.locator("#view-lobby")).to_be_visible()
+
+
+def start_game_with_bots(page: Page, bots: int = 3) -> None:
+    page.select_option("#create-seats", str(bots + 1))
+    page.click("#create-room")
+    members = page.locator("#members li")
+    expect(members).to_have_count(1)
+    for n in range(bots):
+        page.click("#add-bot")
+        expect(members).to_have_count(n + 2)
+    expect(page.locator("#members .tag", has_text="bot")).to_have_count(bots)
+    page.click("#start-game")
+    expect(page.locator("#view-table")).to_be_visible()
+    expect(page.locator("#players li")).to_have_count(bots + 1)
+    expect(page.locator("#board .sq")).to_have_count(40)
+
+
+STATE_SEQ = (
+    "(window.opolyx.app.table && window.opolyx.app.table.view"
+    " ? window.opolyx.app.table.view.seq : 0)"
+)
+
+
+def table_seq(page: Page) -> int:
+    """Sequence of the table state the page shows."""
+    return int(page.evaluate(STATE_SEQ))
+
+
+def act(page: Page, selector: str) -> None:
+    """Click a decision button and wait until the page shows the state after it."""
+    before = table_seq(page)
+    page.click(selector)
+    page.wait_for_function(f"{STATE_SEQ} > {before}")
+
+
+DECISIONS = (
+    "#decision [data-cmd=roll]",
+    "#decision [data-cmd=buy]",
+    "#decision [data-cmd=decline]",
+    "#decision [data-cmd=pay]",
+    "#decision [data-cmd=jackpot_decline]",
+    "#decision [data-cmd=bus]",
+    "#decision [data-cmd=teleport]",
+    "#decision [data-cmd=bid]",
+)
+
+
+def wait_for_my_roll(page: Page) -> None:
+    page.locator("#decision [data-cmd=roll]").wait_for(timeout=MY_TURN_TIMEOUT_MS)
+
+
+def raise_funds(page: Page) -> None:
+    """In a payment pause without the cash: sell or mortgage one thing, else go bankrupt."""
+    page.click("#decision button:has-text('Raise funds')")
+    dialog = page.locator("#manage-dialog")
+    expect(dialog).to_be_visible()
+    for kind in ("sell", "mortgage"):
+        button = dialog.locator(f"[data-cmd={kind}]:enabled")
+        if button.count():
+            before = table_seq(page)
+            button.first.click()
+            page.wait_for_function(f"{STATE_SEQ} > {before}")
+            break
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    if (
+        page.locator("#decision [data-cmd=bankrupt]").count()
+        and not dialog.locator("[data-cmd=sell]:enabled, [data-cmd=mortgage]:enabled").count()
+    ):
+        act(page, "#decision [data-cmd=bankrupt]")
+
+
+def play_my_turn(page: Page, *, buy: bool) -> str | None:
+    """Roll, then answer the decisions that follow until the next roll (doubles, or my next
+    turn: bots play fast) or a buy decision. Returns "buy"/"decline" if one was made."""
+    page.locator("#decision [data-cmd=roll], #decision [data-cmd=buy]").first.wait_for(
+        timeout=MY_TURN_TIMEOUT_MS
+    )
+    if page.locator("#decision [data-cmd=roll]").count():
+        act(page, "#decision [data-cmd=roll]")
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline:
+        if page.locator("#decision [data-cmd=buy]").count():
+            choice = "buy" if buy else "decline"
+            act(page, f"#decision [data-cmd={choice}]")
+            return choice
+        if page.locator("#decision [data-cmd=roll]").count():
+            return None
+        other = next((s for s in DECISIONS[3:] if page.locator(s).count()), None)
+        if other is not None:
+            act(page, f"{other} >> nth=0")
+            continue
+        if page.locator("#decision button:has-text('Raise funds')").count():
+            raise_funds(page)
+            continue
+        if page.locator("#turn", has_text="Your move").count() == 0:
+            return None
+        time.sleep(0.1)
+    raise AssertionError("my turn did not end: " + page.locator("#center").inner_text())
+
+
+def play_until_a_purchase_decision(page: Page, *, buy: bool, turns: int = 12) -> str:
+    for _ in range(turns):
+        choice = play_my_turn(page, buy=buy)
+        if choice is not None:
+            return choice
+    raise AssertionError(f"no buy decision in {turns} turns")
+
+
+def bot_names(page: Page) -> list[str]:
+    rows = page.locator("#players li").all_inner_texts()
+    return [row.split("\n")[0] for row in rows if "bot" in row]
+
+
+def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
+    page = pages.open()
+    sign_in(page, "Alice")
+    start_game_with_bots(page)
+    expect(page.locator("#players li", has_text="Alice (you)")).to_have_count(1)
+    expect(page.locator("#countdown .secs")).to_have_text(re.compile(r"^\d+ s$"))
+
+    choice = play_until_a_purchase_decision(page, buy=True)
+    log = page.locator("#log")
+    if choice == "buy":
+        expect(log).to_contain_text("Alice (you) bought")
+
+    # the bots play their turns: their rolls show up in the log
+    bots = bot_names(page)
+    assert len(bots) == 3
+    bot_rolled = re.compile("(" + "|".join(bots) + ") rolled")
+    for _ in range(6):
+        if bot_rolled.search(log.inner_text()):
+            break
+        play_my_turn(page, buy=False)  # doubles: the bots wait for me
+    expect(log).to_contain_text(bot_rolled)
+    wait_for_my_roll(page)
+
+    # a reload puts the player back at the seat, with the board as it was
+    cash_before = page.locator("#players li[data-seat]").all_inner_texts()
+    seq_before = table_seq(page)
+    page.reload()
+    expect(page.locator("#view-table")).to_be_visible()
+    expect(page.locator("#players li", has_text="Alice (you)")).to_have_count(1)
+    page.wait_for_function(f"{STATE_SEQ} >= {seq_before}")
+    # the recent action log is rebuilt from the stored events
+    expect(page.locator("#log")).to_contain_text(bot_rolled)
+    assert page.locator("#players li[data-seat]").all_inner_texts() == cash_before or (
+        table_seq(page) > seq_before
+    )
+    # and the game carries on from there, keyboard only: the decision gets the focus
+    wait_for_my_roll(page)
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.dataset.cmd === 'roll'"
+    )
+    before = table_seq(page)
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"{STATE_SEQ} > {before}")
+    play_my_turn(page, buy=False)
+
+
+def test_decline_sends_the_property_to_auction_on_a_phone(pages: PageWatch) -> None:
+    page = pages.open(PHONE)
+    sign_in(page, "Bea")
+    start_game_with_bots(page)
+    choice = play_until_a_purchase_decision(page, buy=False)
+    assert choice == "decline"
+    expect(page.locator("#log")).to_contain_text("Auction for")
+    # the board fits the phone's width and the controls stay reachable
+    box = page.locator("#board").bounding_box()
+    assert box is not None and box["width"] <= PHONE["width"]
+    page.reload()
+    expect(page.locator("#players li", has_text="Bea (you)")).to_have_count(1)
+    play_my_turn(page, buy=True)
+
+
+def test_private_room_invite_link_brings_a_friend_in(pages: PageWatch) -> None:
+    host = pages.open()
+    sign_in(host, "Host")
+    host.select_option("#create-seats", "3")
+    host.check("#create-private")
+    host.click("#create-room")
+    link = host.locator("#invite-link").input_value()
+    assert "invite=" in link
+
+    friend = pages.open(
+        path=link.split("://", 1)[1].split("/", 1)[1] and "/" + link.split("/", 3)[3]
+    )
+    sign_in(friend, "Friend")
+    expect(friend.locator("#members li")).to_have_count(2)
+    # the host sees the friend arrive without reloading (lobby events are pushed)
+    expect(host.locator("#members li", has_text="Friend")).to_have_count(1)
+    host.click("#add-bot")
+    host.click("#start-game")
+    for page in (host, friend):
+        expect(page.locator("#view-table")).to_be_visible()
+        expect(page.locator("#players li")).to_have_count(3)
+
+
+def test_a_spectator_watches_a_game_without_controls(pages: PageWatch) -> None:
+    player = pages.open()
+    sign_in(player, "Player")
+    start_game_with_bots(player, bots=2)
+    table_id = player.evaluate("window.opolyx.app.table.id")
+
+    viewer = pages.open(PHONE, path=f"/?watch={table_id}")
+    viewer.fill("#signin-name", "Viewer")
+    viewer.click("#signin-go")
+    expect(viewer.locator("#view-table")).to_be_visible()
+    expect(viewer.locator("#turn .spectating")).to_have_text("spectating")
+    expect(viewer.locator("#players li")).to_have_count(3)
+    expect(viewer.locator("#open-trade")).to_be_disabled()
+    # the game moves on for the spectator too, and it is never asked to decide
+    play_my_turn(player, buy=True)
+    seq = table_seq(player)
+    viewer.wait_for_function(f"{STATE_SEQ} >= {seq}")
+    assert viewer.locator("#decision [data-cmd]").count() == 0
+
+
+def test_trade_dialog_shows_the_fairness_rule_before_sending(pages: PageWatch) -> None:
+    page = pages.open()
+    sign_in(page, "Trader")
+    start_game_with_bots(page, bots=1)
+    wait_for_my_roll(page)  # offers are made before rolling (R10)
+    page.click("#open-trade")
+    dialog = page.locator("#trade-dialog")
+    expect(dialog).to_be_visible()
+    fairness = page.locator("#trade-fairness")
+    page.fill("#trade-give-cash", "1000")
+    expect(fairness).to_contain_text("Not allowed")
+    expect(fairness).to_contain_text("0% of the larger")
+    expect(page.locator("#trade-send")).to_be_disabled()
+    page.fill("#trade-take-cash", "600")
+    expect(fairness).to_contain_text("Fair: the smaller side is 60% of the larger")
+    expect(page.locator("#trade-send")).to_be_enabled()
+    before = table_seq(page)
+    page.click("#trade-send")
+    expect(dialog).to_be_hidden()
+    page.wait_for_function(f"{STATE_SEQ} > {before}")
+    expect(page.locator("#log")).to_contain_text("Trader (you) offers")

@@ -1,0 +1,174 @@
+"""The table service as real processes on a real nats-server: full games, kill -9, restart."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import nats
+import pytest
+from nats.aio.client import Client
+from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_command, table_partition
+from opolyx_contracts.table import SeatSpec
+from opolyx_testing import ServiceProcess, script_path
+from opolyx_testing.pytest_plugin import ServiceProcesses
+from opolyx_testing.table_client import BotSeats, TableClient, check_contiguous
+
+LEASE_TTL = 2.0
+
+
+def table_env(nats_url: str, instance: str, clock_rate: float = 1.0) -> dict[str, str]:
+    return {
+        "OPOLYX_NATS__URL": nats_url,
+        "OPOLYX_INSTANCE_ID": instance,
+        "OPOLYX_TABLE__LEASE_TTL": str(LEASE_TTL),
+        "OPOLYX_TABLE__BOT_REASK": "1.0",
+        "OPOLYX_TABLE__CLOCK_RATE": str(clock_rate),
+    }
+
+
+async def start_instance(
+    processes: ServiceProcesses, nats_url: str, instance: str, clock_rate: float = 1.0
+) -> ServiceProcess:
+    process = processes.start(
+        [script_path("opolyx-table")], table_env(nats_url, instance, clock_rate), name=instance
+    )
+    await process.wait_ready(timeout=30)
+    return process
+
+
+@pytest.fixture
+async def nc(nats_url: str) -> AsyncIterator[Client]:
+    connection = await nats.connect(nats_url)
+    yield connection
+    await connection.drain()
+
+
+def bots(n: int) -> list[SeatSpec]:
+    return [SeatSpec(player_id=f"bot-{i}", bot=True) for i in range(n)]
+
+
+def humans(n: int) -> list[SeatSpec]:
+    return [SeatSpec(player_id=f"human-{i}") for i in range(n)]
+
+
+async def owner_of(nc: Client, table_id: str) -> str:
+    kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
+    entry = await kv.get(f"p.{table_partition(table_id)}")
+    assert entry.value is not None
+    return entry.value.decode()
+
+
+def command_ids(batches: list[Any]) -> list[str]:
+    return [b.command_id for b in batches if b.command_id]
+
+
+async def test_four_bots_play_a_classic_game_to_its_end_through_nats(
+    service_processes: ServiceProcesses, nats_url: str, nc: Client
+) -> None:
+    await start_instance(service_processes, nats_url, "solo")
+    client = TableClient(nc)
+    # Garbage first: the service answers with errors and keeps serving.
+    for body in (b"\x00\xff", b"{}", b'{"v":1,"command_id":"x","player_id":"y","command":[]}'):
+        reply = json.loads((await nc.request(table_command("unknown"), body, timeout=5)).data)
+        assert reply["ok"] is False and reply["error"]["code"]
+    async with BotSeats(nc, client) as players:
+        created = await client.create("classic", bots(4), seed=424242)
+        finished = await client.wait_finished(created.table_id, timeout=150)
+    batches = await client.read_events(created.table_id)
+    last = check_contiguous(batches)
+    assert finished.last_seq == last
+    assert sorted(finished.placement) == [0, 1, 2, 3]
+    assert finished.placement[0] == finished.winner
+    ids = command_ids(batches)
+    assert len(ids) == len(set(ids))
+    # Every accepted answer is stored (a last one may be in flight when the game ends).
+    assert set(players.accepted_ids) <= set(ids)
+    assert len(ids) - len(players.accepted_ids) <= 1
+    outs = await client.seats_out(created.table_id)
+    assert sorted(o.seat for o in outs) == sorted(r.seat for r in finished.seats if not r.survived)
+    assert batches[-1].events[-1].event == {
+        "type": "seed_revealed",
+        "seed": 424242,
+        "seed_commitment": created.seed_commitment,
+    }
+
+
+async def test_kill_9_of_the_owner_moves_its_tables_to_the_other_instance(
+    service_processes: ServiceProcesses, nats_url: str, nc: Client
+) -> None:
+    clock_rate = 50.0  # a 75 s turn timer runs out in 1.5 s of wall time
+    instances = {
+        name: await start_instance(service_processes, nats_url, name, clock_rate)
+        for name in ("left", "right")
+    }
+    client = TableClient(nc, timeout=2.0, retry_for=30.0)
+    rng = random.Random(1)
+    async with BotSeats(nc, client, delay=lambda: rng.uniform(0.002, 0.01)) as players:
+        bot_table = await client.create("blitz", bots(4), seed=99)
+        owner = await owner_of(nc, bot_table.table_id)
+        # A table of idle humans in a partition of the same owner: only timers move it.
+        idle_table = None
+        for attempt in range(200):
+            candidate = f"idle-{attempt}"
+            if await owner_of(nc, candidate) == owner:
+                idle_table = await client.create("blitz", humans(2), seed=5, table_id=candidate)
+                break
+        assert idle_table is not None
+        await asyncio.sleep(0.8)
+        answered_before_kill = players.answered
+        instances[owner].kill()
+        killed_at = time.time()
+        finished = await client.wait_finished(bot_table.table_id, timeout=60)
+        idle_finished = await client.wait_finished(idle_table.table_id, timeout=60)
+    survivor = "right" if owner == "left" else "left"
+    assert await owner_of(nc, bot_table.table_id) == survivor
+    assert answered_before_kill > 0
+    batches = await client.read_events(bot_table.table_id)
+    assert check_contiguous(batches) == finished.last_seq
+    ids = command_ids(batches)
+    assert len(ids) == len(set(ids)), "no command applied twice"
+    assert set(players.accepted_ids) <= set(ids), "no accepted command lost"
+    resumed_at = min(b.at for b in batches if b.at > killed_at)
+    # The lease expires within its TTL; the survivor claims it at its next heartbeat.
+    assert resumed_at - killed_at < 2 * LEASE_TTL + 1.0, "taken over within the lease TTL"
+    idle_batches = await client.read_events(idle_table.table_id)
+    check_contiguous(idle_batches)
+    fired_after = [
+        b for b in idle_batches if b.command and b.command["type"] == "timeout" and b.at > killed_at
+    ]
+    assert fired_after, "timers fired on the instance that took over"
+    assert idle_finished.winner is not None
+
+
+async def test_the_only_instance_restarts_and_games_and_timers_resume(
+    service_processes: ServiceProcesses, nats_url: str, nc: Client
+) -> None:
+    clock_rate = 50.0
+    first = await start_instance(service_processes, nats_url, "only", clock_rate)
+    client = TableClient(nc, timeout=2.0, retry_for=30.0)
+    rng = random.Random(2)
+    async with BotSeats(nc, client, delay=lambda: rng.uniform(0.002, 0.01)) as players:
+        bot_table = await client.create("blitz", bots(3), seed=7)
+        idle_table = await client.create("blitz", humans(3), seed=8)
+        await asyncio.sleep(0.5)
+        assert first.terminate() == 0, first.log_tail()
+        stopped_at = time.time()
+        before = check_contiguous(await client.read_events(bot_table.table_id))
+        await start_instance(service_processes, nats_url, "only", clock_rate)
+        finished = await client.wait_finished(bot_table.table_id, timeout=60)
+        idle_finished = await client.wait_finished(idle_table.table_id, timeout=60)
+    batches = await client.read_events(bot_table.table_id)
+    assert check_contiguous(batches) == finished.last_seq > before
+    ids = command_ids(batches)
+    assert len(ids) == len(set(ids))
+    assert set(players.accepted_ids) <= set(ids)
+    idle_batches = await client.read_events(idle_table.table_id)
+    assert any(
+        b.command and b.command["type"] == "timeout" and b.at > stopped_at for b in idle_batches
+    )
+    assert idle_finished.last_seq == check_contiguous(idle_batches)
