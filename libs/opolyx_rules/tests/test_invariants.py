@@ -208,3 +208,15 @@ def test_random_games_keep_every_invariant(
     if seats not in allowed:
         seats = allowed[seed % len(allowed)]
     play_random_game(mode, seed, seats, round_limit, cash)
+
+
+def test_public_view_from_the_stored_form_equals_the_public_view() -> None:
+    """The table service derives what players see from what it stores; both paths must
+    agree and neither may carry the RNG, the script or the deck state."""
+    from opolyx_rules import public_from_stored, public_view
+    from opolyx_rules.state import Script
+
+    state = new_game("classic", 3, 5, script=Script(dice=((1, 2),), deck=(4,)))
+    derived = public_from_stored(state_to_json(state))
+    assert derived == public_view(state)
+    assert not {"rng", "script", "drawn_cards"} & set(derived)

@@ -183,9 +183,19 @@ def state_to_json(state: State, *, secrets: bool = True) -> dict[str, Any]:
     return out
 
 
+#: the keys of the stored form that players never see
+SECRET_KEYS = ("rng", "script", "drawn_cards")
+
+
 def public_view(state: State) -> dict[str, Any]:
     """What players may see: no RNG state, no scripted outcomes, no deck order."""
     return state_to_json(state, secrets=False)
+
+
+def public_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
+    """The public view of a state already serialised with ``state_to_json``, without
+    serialising it again (the table service stores and publishes every state)."""
+    return {key: value for key, value in stored.items() if key not in SECRET_KEYS}
 
 
 def state_from_json(data: dict[str, Any]) -> State:

@@ -54,6 +54,10 @@ class RulesEngine:
 
     def __init__(self) -> None:
         self.rules_version: str = str(opolyx_rules.RULES_VERSION)
+        # The last state serialised and its JSON: a command's new state is stored and then
+        # shown to players and bots; serialise it once (states are never mutated, so the
+        # object itself identifies the JSON; holding it keeps its id from being reused).
+        self._last: tuple[Any, JsonDict] | None = None
 
     def new_game(self, mode: str, boosts: Sequence[dict[int, int]], seed: int) -> Any:
         seats = [opolyx_rules.SeatSetup(boosts=dict(b)) for b in boosts]
@@ -90,10 +94,15 @@ class RulesEngine:
         ]
 
     def public_view(self, state: Any) -> JsonDict:
-        return dict(opolyx_rules.public_view(state))
+        return opolyx_rules.public_from_stored(self.to_json(state))
 
     def to_json(self, state: Any) -> JsonDict:
-        return dict(opolyx_rules.state_to_json(state))
+        """The stored form; callers treat it as read-only (it is shared with the cache)."""
+        if self._last is not None and self._last[0] is state:
+            return self._last[1]
+        data = dict(opolyx_rules.state_to_json(state))
+        self._last = (state, data)
+        return data
 
     def from_json(self, data: JsonDict) -> Any:
         return opolyx_rules.state_from_json(data)

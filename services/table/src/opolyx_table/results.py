@@ -9,14 +9,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import opolyx_rules
 from opolyx_contracts.table import GameFinished, SeatOut, SeatResult, TableEvents
-from opolyx_rules import assets, progression
 
 from opolyx_table.table import Table
 
 __all__ = ["game_finished", "replay_lines", "seat_out", "seat_out_reason"]
-
-_RARITY_FOR_PCT = {pct: str(rarity) for rarity, pct in progression.RARITY_BOOST_PCT.items()}
 
 
 def _seat_holdings(view: dict[str, Any], seat: int) -> tuple[int, int]:
@@ -28,7 +26,7 @@ def _seat_holdings(view: dict[str, Any], seat: int) -> tuple[int, int]:
 def replay_lines(table: Table, batches: list[TableEvents]) -> list[dict[str, Any]]:
     """An `opolyx-rules replay` scenario that reproduces the game from its seed."""
     cards = {
-        str(index): {str(sq): _RARITY_FOR_PCT.get(pct, str(pct)) for sq, pct in seat.boosts.items()}
+        str(index): {str(sq): pct for sq, pct in seat.boosts.items()}
         for index, seat in enumerate(table.seats)
         if seat.boosts
     }
@@ -49,32 +47,22 @@ def replay_lines(table: Table, batches: list[TableEvents]) -> list[dict[str, Any
 
 
 def game_finished(table: Table, view: dict[str, Any], batches: list[TableEvents]) -> GameFinished:
-    placement = [int(seat) for seat in view.get("placement") or []]
-    final_round = int(view.get("round", 0) or 0)
     results: list[SeatResult] = []
-    for seat_view in view.get("seats", []):
-        seat = int(seat_view["seat"])
-        place = placement.index(seat) + 1 if seat in placement else len(table.seats)
+    # Places (Team: the whole winning side first), XP and its inputs come from the rules.
+    for result in opolyx_rules.seat_results(table.state):
+        seat = int(result["seat"])
         properties, buildings = _seat_holdings(view, seat)
-        groups = assets.complete_groups(table.state, seat)
-        survived = not bool(seat_view.get("out"))
-        cash = int(seat_view.get("cash", 0) or 0)
         results.append(
             SeatResult(
                 seat=seat,
                 player_id=table.seats[seat].player_id,
                 bot=table.seats[seat].bot,
-                place=place,
-                survived=survived,
-                complete_groups=groups,
-                xp=progression.xp_for_seat(
-                    place=place,
-                    complete_groups=groups,
-                    survived=survived,
-                    final_round=final_round,
-                ),
-                cash=cash,
-                net_worth=assets.net_worth(table.state, seat),
+                place=result["place"],
+                survived=result["survived"],
+                complete_groups=result["complete_groups"],
+                xp=result["xp"],
+                cash=int(view["seats"][seat]["cash"]),
+                net_worth=result["net_worth"],
                 properties=properties,
                 buildings=buildings,
             )
@@ -85,9 +73,9 @@ def game_finished(table: Table, view: dict[str, Any], batches: list[TableEvents]
         room_id=table.room_id,
         mode=table.mode,
         rules_version=table.rules_version,
-        rounds=final_round,
+        rounds=int(view.get("round", 0) or 0),
         winner=None if winner is None else int(winner),
-        placement=placement,
+        placement=[int(seat) for seat in view.get("placement") or []],
         seats=results,
         seed=table.seed,
         seed_commitment=table.seed_commitment,

@@ -43,6 +43,7 @@ from opolyx_contracts.table import (
     TableView,
     ViewRequest,
 )
+from opolyx_rules import seed_commitment
 from opolyx_service import extracted_context, get_logger, inject_headers
 from opolyx_service.metrics import counter, gauge, histogram
 from prometheus_client import CollectorRegistry
@@ -53,7 +54,7 @@ from opolyx_table.results import game_finished, seat_out, seat_out_reason
 from opolyx_table.scheduler import Scheduler
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Fenced, Storage, StoreUnavailable, snapshot_key
-from opolyx_table.table import Job, Table, seed_commitment
+from opolyx_table.table import Job, Table
 
 __all__ = ["TableService"]
 

@@ -7,21 +7,15 @@ players; what players see is built from `Engine.public_view`.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from opolyx_contracts.table import SeatSpec
 
-__all__ = ["SNAPSHOT_FORMAT", "Job", "Table", "seed_commitment"]
+__all__ = ["SNAPSHOT_FORMAT", "Job", "Table"]
 
 SNAPSHOT_FORMAT = 1
-
-
-def seed_commitment(seed: int) -> str:
-    """SHA-256 hex of the seed's decimal string: published at creation, checked at the end."""
-    return hashlib.sha256(str(seed).encode()).hexdigest()
 
 
 Job = tuple[str, Any]
