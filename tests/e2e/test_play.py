@@ -93,9 +93,8 @@ def raise_funds(page: Page) -> None:
 def play_my_turn(page: Page, *, buy: bool) -> str | None:
     """Roll, then answer the decisions that follow until the next roll (doubles, or my next
     turn: bots play fast) or a buy decision. Returns "buy"/"decline" if one was made."""
-    page.locator("#decision [data-cmd=roll], #decision [data-cmd=buy]").first.wait_for(
-        timeout=MY_TURN_TIMEOUT_MS
-    )
+    # my next decision: usually the roll, or one left open by the last call
+    page.locator(", ".join(DECISIONS)).first.wait_for(timeout=MY_TURN_TIMEOUT_MS)
     if page.locator("#decision [data-cmd=roll]").count():
         act(page, "#decision [data-cmd=roll]")
     deadline = time.monotonic() + 40
@@ -128,8 +127,8 @@ def play_until_a_purchase_decision(page: Page, *, buy: bool, turns: int = 12) ->
 
 
 def bot_names(page: Page) -> list[str]:
-    rows = page.locator("#players li").all_inner_texts()
-    return [row.split("\n")[0] for row in rows if "bot" in row]
+    seats = page.evaluate("window.opolyx.app.table.view.seats")
+    return [seat["name"] for seat in seats if seat["bot"]]
 
 
 def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -262,7 +263,14 @@ def create_app(settings: GatewaySettings) -> Litestar:
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        nc = await connect_nats(settings.nats, settings.service_name)
+        try:
+            nc = await asyncio.wait_for(
+                connect_nats(settings.nats, settings.service_name), options.startup_timeout
+            )
+        except TimeoutError:
+            raise RuntimeError(
+                f"NATS at {settings.nats.url} did not answer within {options.startup_timeout} s"
+            ) from None
         players: KeyValue | None
         try:
             players = await ensure_kv(nc.jetstream(), PLAYERS_BUCKET)
@@ -283,8 +291,12 @@ def create_app(settings: GatewaySettings) -> Litestar:
         finally:
             for session in list(app.state.gateway.sessions):
                 session.close(1001, "server shutting down")
-            await hub.stop()
-            await nc.drain()
+            try:
+                await hub.stop()
+                await nc.drain()
+            except Exception as exc:  # NATS already gone: nothing left to flush
+                log.warning("NATS connection closed without draining: %s", exc)
+                await nc.close()
 
     return Litestar(
         route_handlers=[

@@ -271,7 +271,10 @@ function onLobbyEvent(event) {
 
 // ---------------------------------------------------------------- table
 function startWatching(tableId, since) {
+  if (app.table && app.table.id === tableId) return; // the start reply and the lobby event both say so
   app.room = null;
+  $("#log").replaceChildren();
+  app.jackpotPick.clear();
   app.table = {
     id: tableId, seq: since ?? 0, view: null, log: [], card: null, endShown: false,
     resumeFrom: since,
