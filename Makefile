@@ -14,7 +14,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 RUN    := $(UV) run --frozen --no-sync
 
-.PHONY: help bootstrap sync run test lint typecheck unit bench clean e2e-deps pg-deps
+.PHONY: help bootstrap sync run test lint typecheck unit e2e bench clean e2e-deps pg-deps
 
 help:
 	@echo "make run    - play opolyx locally"
@@ -41,20 +41,26 @@ bootstrap: sync
 run: sync
 	$(RUN) python scripts/run_local.py
 
+PY_DIRS  := libs services tests bench scripts
+SRC_DIRS := $(wildcard libs/*/src) $(wildcard services/*/src)
+
 lint: sync
-	$(RUN) ruff check libs services tests
-	$(RUN) ruff format --check libs services tests
+	$(RUN) ruff check $(PY_DIRS)
+	$(RUN) ruff format --check $(PY_DIRS)
 
 typecheck: sync
-	$(RUN) mypy --strict libs/opolyx_rules/src
-	$(RUN) mypy --strict services/lobby/src services/bots/src
-	$(RUN) mypy --strict libs/opolyx_contracts/src libs/opolyx_service/src libs/opolyx_testing/src services/table/src
-	$(RUN) mypy --strict services/gateway/src
+	$(RUN) mypy --strict $(SRC_DIRS)
 
-unit: sync e2e-deps pg-deps
-	$(RUN) pytest libs services tests
+# Libraries, services and the integration tests (real nats-server, PostgreSQL).
+unit: sync pg-deps
+	$(RUN) pytest libs services tests --ignore=tests/e2e
 
-test: lint typecheck unit
+# The browser tests run in a pytest process of their own: Playwright's sync API keeps an
+# event loop running in the main thread, which the asyncio tests must not inherit.
+e2e: sync e2e-deps
+	$(RUN) pytest tests/e2e
+
+test: lint typecheck unit e2e
 
 # The PostgreSQL test fixture runs a throwaway cluster from Debian's binaries when no
 # Docker engine answers.
