@@ -248,6 +248,10 @@ def main() -> int:
         log(f"could not start: {exc}")
         return 1
     finally:
+        # A second Ctrl-C (or the SIGINT a wrapper such as `uv run` forwards) must not
+        # cut the clean-up short and leave services running.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         launcher.stop()
         log("stopped")
 
