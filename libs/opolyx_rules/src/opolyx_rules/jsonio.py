@@ -4,6 +4,7 @@ outcomes) and the public view for players (without them: R4 of issue 4, fair dic
 from __future__ import annotations
 
 from dataclasses import fields, replace
+from functools import cache
 from typing import Any
 
 from .errors import StateVersionError
@@ -37,6 +38,7 @@ _PENDING_CLASSES: dict[str, type[Pending]] = {
 }
 
 
+@cache
 def _config_changes(config: ModeConfig) -> dict[str, Any]:
     """The fields where a game's configuration differs from its named mode (tests and
     custom tables); empty for every standard game."""
@@ -124,7 +126,7 @@ def state_to_json(state: State, *, secrets: bool = True) -> dict[str, Any]:
         "schema_version": state.schema_version,
         "rules_version": state.rules_version,
         "mode": state.config.name,
-        "config": _config_changes(state.config),
+        "config": dict(_config_changes(state.config)),
         "seed_commitment": state.seed_commitment,
         "round": state.round,
         "first_seat": state.first_seat,
