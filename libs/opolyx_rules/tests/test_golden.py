@@ -6,7 +6,7 @@ what ``opolyx-rules replay golden/<name>.jsonl`` prints. This test replays each 
 through the command-line entry point and compares the output byte for byte.
 
 To change the expected output deliberately (after a rules change), regenerate it and
-review the diff against shared/RULES.md before checking it in::
+review the diff against RULES.md before checking it in::
 
     OPOLYX_UPDATE_GOLDEN=1 .venv/bin/pytest libs/opolyx_rules/tests/test_golden.py
 

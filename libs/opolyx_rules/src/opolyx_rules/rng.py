@@ -1,6 +1,6 @@
 """A small deterministic random number generator whose whole state is one integer.
 
-The state of the generator is part of the game state (ARCHITECTURE.md: no global
+The state of the generator is part of the game state (the design allows no global
 randomness), so it must be small and JSON-friendly: SplitMix64 keeps a single 64-bit
 counter. Draws are unbiased (rejection sampling), so dice are exactly fair.
 """

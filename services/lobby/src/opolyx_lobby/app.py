@@ -80,7 +80,7 @@ class LobbyApp:
         )
         await self.broker.start()
         # Make sure the server has our subscriptions before we call ourselves ready
-        # (a single flush can be overtaken, see STACK traps).
+        # (a single flush can be overtaken by the SUB, losing an early publish).
         await asyncio.sleep(0)
         await nc.flush()
         await nc.flush()
