@@ -207,17 +207,18 @@ def square_name(index: int, *, fortuna: bool = False) -> str:
 
 
 def board_data(*, fortuna: bool = False) -> list[dict[str, object]]:
-    """The board as plain data for clients: one entry per square, in board order."""
+    """The board as plain data for clients: one entry per square, in board order
+    (numbers are 0 and ``rents`` empty where a square has none)."""
     return [
         {
             "square": sq.index,
             "kind": str(sq.kind),
             "name": square_name(sq.index, fortuna=fortuna),
             "group": sq.group or None,
-            "price": sq.price or None,
-            "rents": list(sq.rents) or None,
-            "building_cost": sq.building_cost or None,
-            "tax": sq.tax or None,
+            "price": sq.price,
+            "rents": list(sq.rents),
+            "building_cost": sq.building_cost,
+            "tax": sq.tax,
         }
         for sq in SQUARES
     ]

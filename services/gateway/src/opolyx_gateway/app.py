@@ -204,19 +204,8 @@ async def player_profile(
 @get("/api/board", tags=["game"], summary="The board and the modes (names, prices, rents)")
 async def board_data() -> dict[str, Any]:
     return {
-        "squares": [
-            {
-                "square": s.index,
-                "kind": s.kind.value,
-                "name": s.name,
-                "group": s.group,
-                "price": s.price,
-                "rents": list(s.rents),
-                "building_cost": s.building_cost,
-                "tax": s.tax,
-            }
-            for s in board.SQUARES
-        ],
+        "squares": board.board_data(),
+        "fortuna_names": {str(sq): name for sq, name in board.FORTUNA_NAMES.items()},
         "modes": {
             name: {
                 "allowed_seats": list(m.allowed_seats),
