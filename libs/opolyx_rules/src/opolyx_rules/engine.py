@@ -66,7 +66,6 @@ from .state import (
     JackpotPending,
     PaymentPending,
     Pending,
-    PropState,
     RollPending,
     Script,
     SeatState,
@@ -191,16 +190,13 @@ def decide(state: State, command: Command, now: float) -> list[Event]:
     return apply(state, command, now)[1]
 
 
-def evolve_all(state: State, events: Iterable[Event]) -> State:
-    s = state.copy()
+def replay(initial: State, events: Iterable[Event]) -> State:
+    """The state after every event of a game (or of any stretch of it), from the state
+    before the first of them."""
+    s = initial.copy()
     for event in events:
         apply_in_place(s, event)
     return s
-
-
-def replay(initial: State, events: Iterable[Event]) -> State:
-    """The state after every event of a game, from its initial state."""
-    return evolve_all(initial, events)
 
 
 def _require(error: RulesError | None) -> None:
@@ -417,7 +413,6 @@ def _timeout(ctx: Ctx) -> None:
 
 
 __all__ = [
-    "PropState",
     "SeatSetup",
     "advance",
     "apply",

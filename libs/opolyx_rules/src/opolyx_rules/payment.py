@@ -8,7 +8,7 @@ before rolling), "move" (bail after the third failed jail roll, then move ``step
 
 from __future__ import annotations
 
-from . import endgame, turn
+from . import auction, endgame, turn
 from .assets import liquidation_value, prop, rent_tax_withheld
 from .board import SQUARES, SquareKind
 from .context import Ctx

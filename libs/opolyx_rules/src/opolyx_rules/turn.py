@@ -12,7 +12,6 @@ from .assets import opponents, prop, rent_due
 from .board import (
     BOARD_SIZE,
     GROUP_SQUARES,
-    JACKPOT,
     PROPERTY_SQUARES,
     SQUARES,
     SquareKind,
@@ -411,5 +410,3 @@ def _collect_from_each_opponent(ctx: Ctx, seat: int, amount: int) -> None:
     else:
         landed(ctx)
 
-
-__all__ = ["JACKPOT"]
