@@ -231,8 +231,6 @@ def resign(ctx: Ctx, seat: int) -> None:
     go_out(ctx, seat, "resigned")
     if s.finished:
         return
-    from . import auction
-
     if isinstance(pending, PaymentPending) and pending.seat == seat:
         ctx.emit(PaymentCancelled(seat))
         _after(ctx, pending)
