@@ -409,4 +409,3 @@ def _collect_from_each_opponent(ctx: Ctx, seat: int, amount: int) -> None:
         payment.start_queued(ctx, tuple(queue), then="landed")
     else:
         landed(ctx)
-
