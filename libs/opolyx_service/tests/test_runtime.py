@@ -114,3 +114,17 @@ def test_trace_context_round_trips_through_message_headers() -> None:
     assert headers["Nats-Msg-Id"] == "x"
     with tracer.start_as_current_span("receiver", context=extracted_context(headers)) as receiver:
         assert receiver.get_span_context().trace_id == sender.get_span_context().trace_id
+
+
+async def test_a_service_with_no_readiness_check_yet_is_not_ready() -> None:
+    """Probes and test harnesses poll /readyz while a service starts; before it has
+    registered its checks nothing says it can serve, so it must answer 503."""
+    health = HealthServer(CollectorRegistry())
+    await health.start()
+    try:
+        status, _ = await _get(health.port, "/readyz")
+        assert status == 503
+        health.add_readiness_check("nats", lambda: True)
+        assert (await _get(health.port, "/readyz"))[0] == 200
+    finally:
+        await health.stop()

@@ -49,7 +49,11 @@ class HealthServer:
             self._server = None
 
     async def readiness(self) -> dict[str, bool]:
+        """Every check's outcome. A service with no check registered yet is not ready:
+        it registers its checks before it starts, so nothing is ready by default."""
         results: dict[str, bool] = {"draining": not self.draining}
+        if not self._checks:
+            results["checks_registered"] = False
         for name, check in self._checks.items():
             try:
                 outcome = check()

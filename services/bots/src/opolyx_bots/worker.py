@@ -63,6 +63,8 @@ class BotWorker:
         registry = registry or CollectorRegistry()
         self.broker = create_broker(settings, registry)
         self.rng = random.Random()
+        #: set once the queue subscription is known to the server (readiness)
+        self._started = False
         self.decisions = Counter(
             "opolyx_bot_decisions", "Decisions sent, by outcome", ["outcome"], registry=registry
         )
@@ -76,7 +78,7 @@ class BotWorker:
 
     @property
     def ready(self) -> bool:
-        return bool(self.broker.connection.is_connected)
+        return self._started and bool(self.broker.connection.is_connected)
 
     async def handle(self, body: bytes) -> str:
         """Decide and send; returns the outcome (for metrics and tests). Never raises."""
@@ -136,16 +138,19 @@ class BotWorker:
         await asyncio.sleep(0)
         await self.broker.connection.flush()
         await self.broker.connection.flush()
+        self._started = True
 
     async def stop(self) -> None:
+        self._started = False
         await self.broker.stop()
 
 
 async def serve(runtime: ServiceRuntime) -> None:
     assert isinstance(runtime.settings, BotsSettings)
     worker = BotWorker(runtime.settings, runtime.registry)
-    await worker.start()
+    # Registered before starting: until start() has finished, the check says "not ready".
     runtime.health.add_readiness_check("nats", lambda: worker.ready)
+    await worker.start()
     runtime.on_shutdown(worker.stop)
     log.info("bots_ready", instance=runtime.instance_id)
     await runtime.wait_for_shutdown()

@@ -43,6 +43,8 @@ class LobbyApp:
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._games: JetStreamContext.PullSubscription | None = None
+        #: set once the command subscription is known to the server (readiness)
+        self._started = False
 
         @self.broker.subscriber(LOBBY_CMD, queue="lobby")
         async def on_command(message: NatsMessage) -> bytes:
@@ -50,7 +52,7 @@ class LobbyApp:
 
     @property
     def ready(self) -> bool:
-        return self.lobby is not None and self.broker.connection.is_connected
+        return self._started and self.broker.connection.is_connected
 
     async def answer(self, body: bytes) -> bytes:
         """Every request gets a reply: the result or {"code", "message"}; never a crash."""
@@ -89,8 +91,10 @@ class LobbyApp:
             asyncio.create_task(self.lobby.run_bot_filler(self._stop)),
             asyncio.create_task(self._consume_games(games, self.lobby)),
         ]
+        self._started = True
 
     async def stop(self) -> None:
+        self._started = False
         self._stop.set()
         for task in self._tasks:
             task.cancel()
@@ -138,8 +142,9 @@ async def ensure_games_stream(js: JetStreamContext) -> None:
 async def serve(runtime: ServiceRuntime) -> None:
     assert isinstance(runtime.settings, LobbySettings)
     app = LobbyApp(runtime.settings, runtime.registry)
-    await app.start()
+    # Registered before starting: until start() has finished, the check says "not ready".
     runtime.health.add_readiness_check("lobby", lambda: app.ready)
+    await app.start()
     runtime.on_shutdown(app.stop)
     log.info("lobby_ready", instance=runtime.instance_id)
     await runtime.wait_for_shutdown()

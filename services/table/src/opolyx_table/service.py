@@ -570,6 +570,9 @@ class TableService:
         else:
             body, outcome = await self._command(table, msg)
             await self._reply(msg, body)
+        # Let the connection's flusher put the reply on the wire now: everything below
+        # and the job's follow-up (timers, bot requests) would otherwise delay it.
+        await asyncio.sleep(0)
         self._m_commands.labels(outcome).inc()
         self._m_latency.observe(time.perf_counter() - received)
 
@@ -742,16 +745,19 @@ class TableService:
         table.finished = bool(state_json.get("finished"))
         if command_id is not None:
             table.remember(command_id, table.seq, len(events), self.config.recent_commands)
-        appended, saved = await asyncio.gather(
-            self.storage.append_events(table.table_id, first, payload, expected_stream_seq),
-            self.storage.write_snapshot(table.key, table.to_snapshot(state_json), table.revision),
-            return_exceptions=True,
-        )
-        for outcome in (appended, saved):
-            if isinstance(outcome, BaseException):
-                table.needs_reload = True
-                raise outcome
-        assert isinstance(appended, int) and isinstance(saved, int)
+        try:
+            appended, saved = await self.storage.commit(
+                table.table_id,
+                first,
+                payload,
+                expected_stream_seq,
+                table.key,
+                table.to_snapshot(state_json),
+                table.revision,
+            )
+        except BaseException:
+            table.needs_reload = True
+            raise
         table.stream_seq = appended
         table.revision = saved
         if await self._announce(table, state_json, events, command.get("type") == "timeout"):

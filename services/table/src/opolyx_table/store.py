@@ -18,11 +18,14 @@ the seed and every stored event.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
@@ -43,6 +46,8 @@ from opolyx_service import ensure_kv, ensure_stream, inject_headers
 __all__ = ["Fenced", "Storage", "StoreUnavailable", "snapshot_key"]
 
 WRONG_LAST_SEQUENCE = 10071
+WRONG_LAST_SEQUENCE_CONSTANT = 10164
+NO_RESPONDERS = "503"
 
 
 class Fenced(Exception):
@@ -57,16 +62,50 @@ def _dumps(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
+class _Ack(asyncio.Future[Msg]):
+    """The reply to one JetStream publish, found by its inbox token."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+
+def _pub_ack(msg: Msg) -> dict[str, Any] | tuple[int, str]:
+    """A JetStream publish reply: the ack (`seq`, `duplicate`) or (error code, text)."""
+    if msg.headers and msg.headers.get("Status") == NO_RESPONDERS:
+        return 0, "no stream answered"
+    try:
+        reply = orjson.loads(msg.data)
+    except orjson.JSONDecodeError:
+        return 0, f"unreadable reply {msg.data[:100]!r}"
+    error = reply.get("error")
+    if error is not None:
+        return int(error.get("err_code") or 0), str(error.get("description", error))
+    return dict(reply)
+
+
 def snapshot_key(partition: int, table_id: str) -> str:
     return f"{partition}.{table_id}"
 
 
 class Storage:
-    def __init__(self, nc: Client, js: JetStreamContext, tables: KeyValue, leases: KeyValue):
+    def __init__(
+        self,
+        nc: Client,
+        js: JetStreamContext,
+        tables: KeyValue,
+        leases: KeyValue,
+        timeout: float = 5.0,
+    ):
         self.nc = nc
         self.js = js
         self.tables = tables
         self.leases = leases
+        self.timeout = timeout
+        """Seconds to wait for JetStream to confirm a write."""
+        self._ack_prefix: str | None = None
+        self._acks: dict[str, _Ack] = {}
+        self._ack_tokens = itertools.count(1)
 
     @classmethod
     async def open(
@@ -79,7 +118,8 @@ class Storage:
         events_max_age: float | None = None,
     ) -> Storage:
         """Declare (idempotently) the stream, the GAMES stream and both buckets."""
-        js = nc.jetstream(timeout=5.0)
+        timeout = 5.0
+        js = nc.jetstream(timeout=timeout)
         await ensure_stream(
             js,
             TABLE_EVENTS_STREAM,
@@ -97,7 +137,7 @@ class Storage:
         )
         tables = await ensure_kv(js, TABLES_BUCKET, history=1, replicas=replicas)
         leases = await ensure_kv(js, TABLE_LEASES_BUCKET, ttl=lease_ttl, replicas=replicas)
-        return cls(nc, js, tables, leases)
+        return cls(nc, js, tables, leases, timeout)
 
     # --- events ---------------------------------------------------------------------
 
@@ -133,6 +173,80 @@ class Storage:
             # (or an earlier attempt); the in-memory table is behind the store.
             raise Fenced(f"table {table_id}: events {first_seq} already stored")
         return int(ack.seq)
+
+    async def commit(
+        self,
+        table_id: str,
+        first_seq: int,
+        payload: bytes,
+        expected_stream_seq: int,
+        key: str,
+        snapshot: dict[str, Any],
+        revision: int,
+    ) -> tuple[int, int]:
+        """Store a command's events message and its snapshot concurrently.
+
+        Same messages and guarantees as `append_events` plus `write_snapshot` (returns the
+        stream sequence and the new KV revision; raises `Fenced` or `StoreUnavailable`,
+        the events' outcome first), but both go out in one socket write and their acks
+        are awaited directly: no task per write and no timer per request.
+        """
+        if self._ack_prefix is None:
+            # `subscribe` queues the SUB before it first yields: no publish can overtake it.
+            self._ack_prefix = self.nc.new_inbox() + "."
+            await self.nc.subscribe(self._ack_prefix + "*", cb=self._on_ack)
+        events_ack = _Ack(str(next(self._ack_tokens)))
+        snapshot_ack = _Ack(str(next(self._ack_tokens)))
+        self._acks[events_ack.token] = events_ack
+        self._acks[snapshot_ack.token] = snapshot_ack
+        try:
+            await self.nc.publish(
+                table_events(table_id),
+                payload,
+                reply=self._ack_prefix + events_ack.token,
+                headers=inject_headers(
+                    {
+                        "Nats-Msg-Id": event_message_id(table_id, first_seq),
+                        "Nats-Expected-Last-Subject-Sequence": str(expected_stream_seq),
+                        "Nats-Expected-Stream": TABLE_EVENTS_STREAM,
+                    }
+                ),
+            )
+            # What `KeyValue.update(key, value, last=revision)` publishes.
+            await self.nc.publish(
+                f"$KV.{TABLES_BUCKET}.{key}",
+                _dumps(snapshot),
+                reply=self._ack_prefix + snapshot_ack.token,
+                headers={"Nats-Expected-Last-Subject-Sequence": str(revision)},
+            )
+            async with asyncio.timeout(self.timeout):
+                await events_ack
+                await snapshot_ack
+        except TimeoutError:
+            raise StoreUnavailable(f"no ack for the writes of {table_id}") from None
+        finally:
+            self._acks.pop(events_ack.token, None)
+            self._acks.pop(snapshot_ack.token, None)
+        events = _pub_ack(events_ack.result())
+        if isinstance(events, tuple):
+            if events[0] == WRONG_LAST_SEQUENCE:
+                raise Fenced(f"table {table_id}: {events[1]}")
+            raise StoreUnavailable(f"events of {table_id}: {events[1]}")
+        if events.get("duplicate"):
+            # See `append_events`.
+            raise Fenced(f"table {table_id}: events {first_seq} already stored")
+        saved = _pub_ack(snapshot_ack.result())
+        if isinstance(saved, tuple):
+            if saved[0] in (WRONG_LAST_SEQUENCE, WRONG_LAST_SEQUENCE_CONSTANT):
+                raise Fenced(f"snapshot {key} was written by someone else")
+            raise StoreUnavailable(f"snapshot {key}: {saved[1]}")
+        return int(events["seq"]), int(saved["seq"])
+
+    async def _on_ack(self, msg: Msg) -> None:
+        assert self._ack_prefix is not None
+        ack = self._acks.pop(msg.subject[len(self._ack_prefix) :], None)
+        if ack is not None and not ack.done():
+            ack.set_result(msg)
 
     async def last_events(self, table_id: str) -> tuple[int, TableEvents] | None:
         """The table's last stored events message and its stream sequence."""
