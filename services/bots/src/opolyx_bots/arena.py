@@ -139,6 +139,16 @@ def _seat_count(mode: str, seats: int) -> int:
     return seats
 
 
+def _play_into(result: ArenaResult, mode: str, entrants: list[str], seed: int) -> None:
+    """Play one game and count it in ``result``: a win for every seat that won."""
+    state, commands = play(mode, entrants, seed)
+    won = winners(state)
+    for seat, name in enumerate(entrants):
+        result.record(name, seat in won)
+    result.games += 1
+    result.commands += commands
+
+
 def run_vs_simple(mode: str, style: str, games: int, seats: int, seed: int) -> ArenaResult:
     """One seat of ``style`` against simple-policy seats, rotating the bot's seat."""
     seats = _seat_count(mode, seats)
@@ -148,12 +158,7 @@ def run_vs_simple(mode: str, style: str, games: int, seats: int, seed: int) -> A
         entrants = [SIMPLE] * seats
         bot_seat = game % seats
         entrants[bot_seat] = style
-        state, commands = play(mode, entrants, seed + game)
-        won = winners(state)
-        for seat, name in enumerate(entrants):
-            result.record(name, seat in won)
-        result.games += 1
-        result.commands += commands
+        _play_into(result, mode, entrants, seed + game)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -167,12 +172,7 @@ def run_mixed(mode: str, games: int, seats: int, seed: int) -> ArenaResult:
     order = random.Random(seed)
     for game in range(games):
         entrants = order.sample(names, seats) if seats <= len(names) else names[:seats]
-        state, commands = play(mode, entrants, seed + game)
-        won = winners(state)
-        for seat, name in enumerate(entrants):
-            result.record(name, seat in won)
-        result.games += 1
-        result.commands += commands
+        _play_into(result, mode, entrants, seed + game)
     result.seconds = time.perf_counter() - started
     return result
 
