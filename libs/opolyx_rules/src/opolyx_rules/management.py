@@ -62,9 +62,11 @@ def check_build(state: State, seat: int, square: int) -> RulesError | None:
 def check_sell(state: State, seat: int, square: int) -> RulesError | None:
     if window(state, seat) is None:
         return RulesError("manage/not_now", "you may sell before rolling or in a payment pause")
-    error = _own_property(state, seat, square)
-    if error:
-        return error
+    return _own_property(state, seat, square) or _sell_rule(state, square)
+
+
+def _sell_rule(state: State, square: int) -> RulesError | None:
+    """R8 for selling one building of an owned square, whenever it happens."""
     here = prop(state, square).buildings
     if here == 0:
         return RulesError("sell/no_buildings", f"square {square} has no buildings")
@@ -76,9 +78,11 @@ def check_sell(state: State, seat: int, square: int) -> RulesError | None:
 def check_mortgage(state: State, seat: int, square: int) -> RulesError | None:
     if window(state, seat) is None:
         return RulesError("manage/not_now", "you may mortgage before rolling or in a payment pause")
-    error = _own_property(state, seat, square)
-    if error:
-        return error
+    return _own_property(state, seat, square) or _mortgage_rule(state, square)
+
+
+def _mortgage_rule(state: State, square: int) -> RulesError | None:
+    """R9 for mortgaging an owned square, whenever it happens."""
     if prop(state, square).mortgaged:
         return RulesError("mortgage/already", f"square {square} is already mortgaged")
     if SQUARES[square].kind is SquareKind.STREET and any(
@@ -88,6 +92,23 @@ def check_mortgage(state: State, seat: int, square: int) -> RulesError | None:
             "mortgage/group_has_buildings", "sell the group's buildings before mortgaging"
         )
     return None
+
+
+def sellable_squares(state: State, seat: int) -> list[int]:
+    """Squares of ``seat`` from which one building may be sold by the rules of R8,
+    whatever the window (raising funds on a timeout, liquidating on going out)."""
+    return [
+        p.square
+        for p in state.props
+        if p.owner == seat and p.buildings and _sell_rule(state, p.square) is None
+    ]
+
+
+def mortgageable_squares(state: State, seat: int) -> list[int]:
+    """Squares of ``seat`` that may be mortgaged by the rules of R9, whatever the window."""
+    return [
+        p.square for p in state.props if p.owner == seat and _mortgage_rule(state, p.square) is None
+    ]
 
 
 def check_unmortgage(state: State, seat: int, square: int) -> RulesError | None:

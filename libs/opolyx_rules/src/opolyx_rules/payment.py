@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import auction, endgame, turn
 from .assets import liquidation_value, prop, rent_tax_withheld
-from .board import SQUARES, SquareKind
+from .board import SQUARES
 from .context import Ctx
 from .events import (
     BANK,
@@ -24,6 +24,7 @@ from .events import (
     SeatWentOut,
     Transfer,
 )
+from .management import mortgageable_squares, sellable_squares
 from .state import PaymentPending
 
 
@@ -102,37 +103,6 @@ def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:
 # -- raising funds ------------------------------------------------------------------------
 
 
-def sellable_squares(ctx: Ctx, seat: int) -> list[int]:
-    """Streets of ``seat`` from which one building may be sold now (R8: even selling)."""
-    s = ctx.s
-    out = []
-    for p in s.props:
-        if p.owner != seat or not p.buildings:
-            continue
-        if s.config.even_building:
-            group = SQUARES[p.square].group
-            top = max(q.buildings for q in s.props if SQUARES[q.square].group == group)
-            if p.buildings < top:
-                continue
-        out.append(p.square)
-    return out
-
-
-def mortgageable_squares(ctx: Ctx, seat: int) -> list[int]:
-    s = ctx.s
-    out = []
-    for p in s.props:
-        if p.owner != seat or p.mortgaged:
-            continue
-        sq = SQUARES[p.square]
-        if sq.kind is SquareKind.STREET:
-            group = sq.group
-            if any(q.buildings for q in s.props if SQUARES[q.square].group == group):
-                continue
-        out.append(p.square)
-    return out
-
-
 def sell_building(ctx: Ctx, seat: int, square: int) -> None:
     sq = SQUARES[square]
     ctx.emit(Transfer(BANK, seat, sq.building_cost // 2, "building_sale"))
@@ -152,12 +122,12 @@ def raise_funds(ctx: Ctx, seat: int, target: int | None) -> None:
         return target is not None and ctx.s.seats[seat].cash >= target
 
     while not enough():
-        options = sellable_squares(ctx, seat)
+        options = sellable_squares(ctx.s, seat)
         if not options:
             break
         sell_building(ctx, seat, min(options, key=lambda q: (SQUARES[q].building_cost, q)))
     while not enough():
-        options = mortgageable_squares(ctx, seat)
+        options = mortgageable_squares(ctx.s, seat)
         if not options:
             break
         mortgage(ctx, seat, min(options, key=lambda q: (SQUARES[q].price, q)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import management, payment
+from . import management
 from .assets import liquidation_value
 from .board import GROUP_SQUARES, PROPERTY_SLOT, SQUARES, STREET_GROUPS
 from .commands import (
@@ -29,7 +29,6 @@ from .commands import (
     Sell,
     Teleport,
 )
-from .context import Ctx
 from .engine import apply, awaiting, new_game
 from .events import Event, TurnStarted
 from .state import (
@@ -75,11 +74,10 @@ def simple_policy(state: State, seat: int) -> Command:
                 return Pay(seat)
             if liquidation_value(state, seat) < amount:
                 return DeclareBankruptcy(seat)
-            scratch = Ctx(state, 0.0)
-            sellable = payment.sellable_squares(scratch, seat)
+            sellable = management.sellable_squares(state, seat)
             if sellable:
                 return Sell(seat, min(sellable, key=lambda q: SQUARES[q].building_cost))
-            mortgageable = payment.mortgageable_squares(scratch, seat)
+            mortgageable = management.mortgageable_squares(state, seat)
             return Mortgage(seat, min(mortgageable, key=lambda q: SQUARES[q].price))
         case JackpotPending():
             return JackpotDecline(seat)
