@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = [
     "BAD_REQUEST",
+    "BUSY",
     "COMMAND_STALE",
     "CONTRACT_VERSION_UNSUPPORTED",
     "INTERNAL",
@@ -35,6 +36,8 @@ NOT_OWNER = "table/not_owner"
 SEAT_NOT_YOURS = "seat/not_yours"
 COMMAND_STALE = "command/stale_version"
 UNAVAILABLE = "service/unavailable"
+BUSY = "service/busy"
+"""The instance has as many commands in flight as it accepts: retry after a short backoff."""
 INTERNAL = "internal/error"
 
 

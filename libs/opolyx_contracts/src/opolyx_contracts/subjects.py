@@ -37,6 +37,8 @@ __all__ = [
     "table_command_wildcard",
     "table_events",
     "table_partition",
+    "table_update",
+    "table_update_wildcard",
     "table_view",
     "table_view_wildcard",
 ]
@@ -116,6 +118,16 @@ def table_view_wildcard(partition: int) -> str:
 def table_events(table_id: str) -> str:
     """JetStream subject (stream TABLE_EVENTS) of one table's events."""
     return f"{PREFIX}.table.{_token('table id', table_id)}.events"
+
+
+def table_update(table_id: str) -> str:
+    """Core NATS subject (not stored) of a table's `TableUpdate`: its events plus the view and
+    the pending decisions after them, published once per stored batch for live watchers."""
+    return f"{PREFIX}.table.{_token('table id', table_id)}.update"
+
+
+def table_update_wildcard() -> str:
+    return f"{PREFIX}.table.*.update"
 
 
 def chat_post(room: str) -> str:

@@ -31,7 +31,9 @@ __all__ = [
     "SeatSpec",
     "TableCommand",
     "TableCreated",
+    "PendingDecision",
     "TableEvents",
+    "TableUpdate",
     "TableView",
     "ViewRequest",
     "event_message_id",
@@ -150,6 +152,42 @@ class TableEvents(Message):
     write_id: str | None = None
     """Unique id of the write that stored this message (the table's snapshot names the last
     write it includes, so a reader can tell whether a snapshot matches the stream)."""
+
+
+class PendingDecision(BaseModel):
+    """A decision the rules now wait for, with what the seat may send."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seat: int
+    kind: str
+    """The rules' decision kind (what `awaiting` says the seat must decide)."""
+    deadline_at: float | None
+    """Wall-clock (Unix seconds) when the table decides for the seat."""
+    legal: list[dict[str, Any]]
+    """The seat's legal commands now (rules command JSON)."""
+
+
+class TableUpdate(Message):
+    """What live watchers need after a stored batch, on `table_update(table_id)` (core NATS).
+
+    Published right after the batch is stored in TABLE_EVENTS, so a gateway renders and
+    offers the next decisions without asking the table again or running the rules. Core
+    NATS can drop a message: a watcher that sees `first_seq` skip past its last sequence
+    catches up from the stream and the view request.
+    """
+
+    table_id: str
+    first_seq: int
+    last_seq: int
+    version: int
+    events: list[EventRecord]
+    view: dict[str, Any]
+    """The public view after the batch (rules `public_view`)."""
+    pending: list[PendingDecision]
+    deadline_at: float | None = None
+    """Wall-clock (Unix seconds) of the next deadline, for countdowns."""
+    at: float
 
 
 def event_message_id(table_id: str, first_seq: int) -> str:
