@@ -13,6 +13,7 @@ __all__ = [
     "ACTIVE_GAMES_BUCKET",
     "BOTS_DECIDE",
     "BOTS_QUEUE",
+    "CHAT_POSTS_ANY",
     "CHAT_STREAM",
     "CHAT_STREAM_SUBJECTS",
     "DEFAULT_TABLE_PARTITIONS",
@@ -20,15 +21,21 @@ __all__ = [
     "GAMES_STREAM_SUBJECTS",
     "GAME_FINISHED",
     "GAME_SEAT_OUT",
+    "GATEWAY_PLAYERS_BUCKET",
     "LOBBY_CMD",
     "LOBBY_EVENTS",
     "PREFIX",
+    "PROGRESSION_ANY",
     "ROOMS_BUCKET",
     "TABLES_BUCKET",
+    "TABLE_COMMANDS_ANY",
     "TABLE_CREATE",
     "TABLE_EVENTS_STREAM",
     "TABLE_EVENTS_SUBJECTS",
     "TABLE_LEASES_BUCKET",
+    "TABLE_PARTITIONS_ANY",
+    "TABLE_PARTITION_CREATE_ANY",
+    "TABLE_VIEWS_ANY",
     "chat_messages",
     "chat_post",
     "is_valid_token",
@@ -37,6 +44,8 @@ __all__ = [
     "table_command_wildcard",
     "table_events",
     "table_partition",
+    "table_partition_create",
+    "table_partition_subjects",
     "table_update",
     "table_update_wildcard",
     "table_view",
@@ -53,6 +62,12 @@ TABLES_BUCKET = "tables"
 TABLE_LEASES_BUCKET = "table_leases"
 DEFAULT_TABLE_PARTITIONS = 16
 """Every client and every table-service instance must agree on this number."""
+# Patterns covering every subject of one kind: the NATS authorization rules (permissions.py).
+TABLE_COMMANDS_ANY = f"{PREFIX}.table.*.*.cmd"
+TABLE_VIEWS_ANY = f"{PREFIX}.table.*.*.view"
+TABLE_PARTITION_CREATE_ANY = f"{PREFIX}.table.*.create"
+TABLE_PARTITIONS_ANY = f"{PREFIX}.table.*.>"
+"""Covers what a partition owner subscribes to (`table_partition_subjects`)."""
 
 # Bots
 BOTS_DECIDE = f"{PREFIX}.bots.decide"
@@ -73,6 +88,13 @@ ACTIVE_GAMES_BUCKET = "active_games"
 # Chat
 CHAT_STREAM = "CHAT"
 CHAT_STREAM_SUBJECTS = f"{PREFIX}.chat.*.messages"
+CHAT_POSTS_ANY = f"{PREFIX}.chat.*.post"
+
+# Progression
+PROGRESSION_ANY = f"{PREFIX}.progression.*"
+
+# Gateway
+GATEWAY_PLAYERS_BUCKET = "gateway_players"
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
@@ -103,6 +125,16 @@ def table_command(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> 
 def table_command_wildcard(partition: int) -> str:
     """What an instance owning `partition` subscribes to for commands."""
     return f"{PREFIX}.table.{partition}.*.cmd"
+
+
+def table_partition_create(partition: int) -> str:
+    """Request-reply subject on which the owner of `partition` creates a table there."""
+    return f"{PREFIX}.table.{int(partition)}.create"
+
+
+def table_partition_subjects(partition: int) -> str:
+    """Everything addressed to the owner of `partition` (commands, views, creates)."""
+    return f"{PREFIX}.table.{int(partition)}.>"
 
 
 def table_view(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> str:
