@@ -8,36 +8,49 @@
 - `DecisionRequest` on `opolyx.bots.decide` (queue group `bots`)
 - `GameFinished` on `opolyx.game.finished`, `SeatOut` on `opolyx.game.seat_out` (stream GAMES)
 
-Rules commands and events travel as the rules library's JSON (`{"type": ..., ...}`).
-Nothing sent here while a game runs contains its seed, RNG state or deck order.
+Rules commands and events are typed (`opolyx_contracts.game`, generated from the rules
+library) and travel as the rules library's JSON (`{"type": "roll", "seat": 0}`); the table's
+own events (`table_created`, `seed_revealed`) are defined here. Nothing sent here while a
+game runs contains its seed, RNG state or deck order.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from opolyx_contracts.envelope import Message, OkReply
+from opolyx_contracts.game import GameCommand, GameEvent, SeatView, SquareView
 
 __all__ = [
+    "MAX_COMMAND_BYTES",
     "CommandAccepted",
     "CreateTable",
+    "DecisionKind",
     "DecisionRequest",
     "EventRecord",
     "GameFinished",
+    "PendingDecision",
+    "PublicView",
+    "RecordedEvent",
     "SeatOut",
     "SeatResult",
     "SeatSpec",
+    "SeedRevealed",
     "TableCommand",
     "TableCreated",
-    "PendingDecision",
+    "TableCreatedEvent",
     "TableEvents",
     "TableUpdate",
     "TableView",
     "ViewRequest",
     "event_message_id",
 ]
+
+MAX_COMMAND_BYTES = 4096
+"""Largest `TableCommand` body a table accepts (the largest real one, a trade offer naming
+every property, is well under 1 KB)."""
 
 _ID = r"^[A-Za-z0-9_-]{1,128}$"
 
@@ -83,8 +96,9 @@ class TableCommand(Message):
     """Unique per command; resending the same id returns the first answer, applies nothing."""
     player_id: str = Field(min_length=1, max_length=128)
     """Who acts; must own the command's seat."""
-    command: dict[str, Any]
-    """Rules command JSON, e.g. {"type": "roll"}; "seat" defaults to the player's seat."""
+    command: GameCommand
+    """The rules command, e.g. {"type": "roll"}; "seat" defaults to the player's seat.
+    Unknown fields and unknown types are refused."""
     expected_version: int | None = None
     """When set, the command is refused with command/stale_version unless the table is at it."""
 
@@ -103,17 +117,101 @@ class ViewRequest(Message):
     """When set, the reply lists that seat's legal commands."""
 
 
+class PublicView(BaseModel):
+    """A game as players see it (rules `public_view`): no seed, RNG or deck order.
+
+    Fields are the rules' state JSON; those below the top level that the rules shape with
+    more structure (`pending`, `offers`, `config`) are plain JSON objects.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    schema_version: int
+    rules_version: str
+    mode: str
+    config: dict[str, Any]
+    """Where this game's configuration differs from its named mode (empty normally)."""
+    seed_commitment: str
+    round: int
+    first_seat: int
+    current_seat: int
+    finished: bool
+    winner: int | None
+    placement: list[int]
+    finish_reason: str
+    pending: dict[str, Any] | None
+    """The open decision: {"kind", "seat", "deadline", ...} (kind-specific fields)."""
+    seats: list[SeatView]
+    squares: list[SquareView]
+    boosts: list[dict[str, int]]
+    pot: int
+    offers: list[dict[str, Any]]
+    """Open trade offers: {"id", "from", "to", "give_cash", "give_squares", ...}."""
+    offers_made: int
+    last_card: int | None
+    dice: list[int] | None
+    third: str | None
+    turn_deadline: float | None
+    doubles: int
+    roll_again: bool
+    x_jump: bool
+    built: list[int]
+    out_count: int
+
+
 class TableView(OkReply):
     table_id: str
     seq: int
     version: int
-    state: dict[str, Any]
-    """The public view (rules `public_view`): no seed, RNG or deck order."""
+    state: PublicView
     seats: list[SeatSpec]
-    legal: list[dict[str, Any]] | None = None
+    legal: list[GameCommand] | None = None
     seed_commitment: str
     deadline_at: float | None = None
     """Wall-clock (Unix seconds) of the next deadline, for countdowns."""
+
+
+class CreatedSeat(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    seat: int
+    player_id: str
+    bot: bool
+    name: str | None
+    boosts: dict[int, int]
+
+
+class TableCreatedEvent(BaseModel):
+    """The table's first event: who sits where, the seed commitment, the starting view."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: Literal["table_created"] = "table_created"
+    mode: str
+    rules_version: str
+    room_id: str | None
+    seats: list[CreatedSeat]
+    seed_commitment: str
+    """SHA-256 hex of the seed's decimal string."""
+    started_at: float
+    """Wall-clock (Unix seconds) of game time 0."""
+    state: PublicView
+
+
+class SeedRevealed(BaseModel):
+    """The table's last event: the seed, so anyone can replay the game and check the dice."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: Literal["seed_revealed"] = "seed_revealed"
+    seed: int
+    seed_commitment: str
+
+
+RecordedEvent: TypeAlias = Annotated[
+    GameEvent | TableCreatedEvent | SeedRevealed, Field(discriminator="type")
+]
+"""What a table's event stream holds: rules events and the table's own two."""
 
 
 class EventRecord(BaseModel):
@@ -123,8 +221,8 @@ class EventRecord(BaseModel):
     """Per-table event sequence, contiguous from 1."""
     version: int
     """Public state version after this event (a client in sync has seen every lower one)."""
-    event: dict[str, Any]
-    """Rules event JSON, or a table event (`table_created`, `seed_revealed`)."""
+    event: RecordedEvent
+    """A rules event, or a table event (`table_created`, `seed_revealed`)."""
 
 
 class TableEvents(Message):
@@ -144,14 +242,24 @@ class TableEvents(Message):
     events: list[EventRecord]
     command_id: str | None = None
     """The command that caused these events (None for timeouts and table events)."""
-    command: dict[str, Any] | None = None
-    """The applied rules command with its game time `at` (seconds since the start), e.g.
-    {"seat": 0, "type": "roll", "at": 12.5}, or {"type": "timeout", "at": 75.0}."""
+    command: GameCommand | None = None
+    """The applied rules command as the table parsed it (the seat filled in), e.g.
+    {"type": "roll", "seat": 0}, or {"type": "timeout"} for a deadline; None for the
+    table's own events."""
+    command_at: float | None = None
+    """Game time (seconds since the start) the command was applied at."""
     at: float
     """Wall-clock time (Unix seconds) the events were stored."""
     write_id: str | None = None
     """Unique id of the write that stored this message (the table's snapshot names the last
     write it includes, so a reader can tell whether a snapshot matches the stream)."""
+
+
+DecisionKind: TypeAlias = Literal[
+    "roll", "buy", "auction", "payment", "jackpot", "bus", "teleport", "offer"
+]
+"""What a seat must decide: the rules' pending kind, or "offer" for the receiver of an open
+trade offer."""
 
 
 class PendingDecision(BaseModel):
@@ -160,12 +268,11 @@ class PendingDecision(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     seat: int
-    kind: str
-    """The rules' decision kind (what `awaiting` says the seat must decide)."""
+    kind: DecisionKind
     deadline_at: float | None
     """Wall-clock (Unix seconds) when the table decides for the seat."""
-    legal: list[dict[str, Any]]
-    """The seat's legal commands now (rules command JSON)."""
+    legal: list[GameCommand]
+    """The seat's legal commands now (trade offers are never enumerated)."""
 
 
 class TableUpdate(Message):
@@ -182,8 +289,8 @@ class TableUpdate(Message):
     last_seq: int
     version: int
     events: list[EventRecord]
-    view: dict[str, Any]
-    """The public view after the batch (rules `public_view`)."""
+    view: PublicView
+    """The public view after the batch."""
     pending: list[PendingDecision]
     deadline_at: float | None = None
     """Wall-clock (Unix seconds) of the next deadline, for countdowns."""
@@ -207,8 +314,8 @@ class DecisionRequest(Message):
     """Send it back as `expected_version`: a decision for an old state is refused."""
     attempt: int
     """1 for the first ask, then 2, 3, ... when no command came in time."""
-    state: dict[str, Any]
-    legal: list[dict[str, Any]]
+    state: PublicView
+    legal: list[GameCommand]
     deadline_at: float | None
     """Wall-clock (Unix seconds) when the table decides for the seat (the normal timeout)."""
 

@@ -26,7 +26,8 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
-from opolyx_contracts.errors import NOT_OWNER, UNAVAILABLE
+from opolyx_contracts.errors import BUSY, NOT_OWNER, UNAVAILABLE
+from opolyx_contracts.game import CommandModel, GameCommand, parse_command
 from opolyx_contracts.subjects import (
     BOTS_DECIDE,
     BOTS_QUEUE,
@@ -52,9 +53,9 @@ from opolyx_contracts.table import (
 
 __all__ = ["RETRYABLE_CODES", "BotSeats", "TableClient", "check_contiguous", "simple_policy"]
 
-RETRYABLE_CODES = frozenset({NOT_OWNER, UNAVAILABLE})
+RETRYABLE_CODES = frozenset({NOT_OWNER, UNAVAILABLE, BUSY})
 
-Policy = Callable[[DecisionRequest], dict[str, Any] | None]
+Policy = Callable[[DecisionRequest], GameCommand | None]
 
 # What a plain bot prefers to do, first match wins (offers are never enumerated).
 _PREFERENCE = (
@@ -74,11 +75,11 @@ _PREFERENCE = (
 )
 
 
-def simple_policy(request: DecisionRequest) -> dict[str, Any] | None:
+def simple_policy(request: DecisionRequest) -> GameCommand | None:
     """A legal, progress-making choice (buys what it can, never bids, resigns last)."""
-    by_type: dict[str, dict[str, Any]] = {}
+    by_type: dict[str, GameCommand] = {}
     for command in request.legal:
-        by_type.setdefault(str(command.get("type")), command)
+        by_type.setdefault(command.type, command)
     for kind in _PREFERENCE:
         if kind in by_type:
             return by_type[kind]
@@ -123,14 +124,14 @@ class TableClient:
         self,
         table_id: str,
         player_id: str,
-        command: dict[str, Any],
+        command: dict[str, Any] | GameCommand,
         command_id: str,
         expected_version: int | None = None,
     ) -> dict[str, Any]:
         body = TableCommand(
             command_id=command_id,
             player_id=player_id,
-            command=command,
+            command=command if isinstance(command, CommandModel) else parse_command(command),
             expected_version=expected_version,
         )
         return await self.request(table_command(table_id), body.model_dump_json().encode())

@@ -17,6 +17,7 @@ from typing import Any
 from faststream.nats.annotations import NatsMessage
 from opolyx_contracts.envelope import decode, encode
 from opolyx_contracts.errors import ContractError
+from opolyx_contracts.game import parse_command
 from opolyx_contracts.lobby import bot_persona
 from opolyx_contracts.subjects import BOTS_DECIDE, BOTS_QUEUE
 from opolyx_contracts.table import DecisionRequest, TableCommand
@@ -50,8 +51,11 @@ class BotsSettings(ServiceSettings):
 
 def decide_for_request(request: DecisionRequest, rng: random.Random) -> Command | None:
     """The command the seat's bot sends for this request (pure; no I/O)."""
-    state: State = state_from_json(request.state)
-    legal = [command_from_json({"seat": request.seat, **c}) for c in request.legal]
+    state: State = state_from_json(request.state.model_dump(mode="json"))
+    legal = [
+        command_from_json({"seat": request.seat, **c.model_dump(mode="json", exclude_none=True)})
+        for c in request.legal
+    ]
     persona = bot_persona(request.player_id)
     style = get_style(persona.style if persona else None)
     return choose(state, request.seat, legal, style, rng)
@@ -107,7 +111,7 @@ class BotWorker:
         body = TableCommand(
             command_id=request.command_id,
             player_id=request.player_id,
-            command=command,
+            command=parse_command(command),
             expected_version=request.version,
         )
         try:
