@@ -1,51 +1,74 @@
-"""Rules-library benchmark (issue 2, 3): player-turns and games per second per mode on
-one core, next to a same-run baseline, and the size of a mid-game state as JSON.
+"""Rules-library benchmark (issue 15): today's code against the commit before the speed
+work, both run in this same run, interleaved A B A B, one subprocess per sample.
 
-Baseline: a bare loop that only rolls two dice with the same RNG and moves a pawn, the
-floor any Python turn costs. The ratio says how many bare turns one full-rules turn is
-worth. The issue's target (25,000 player-turns/s, 2.5x the fastest full-rules Python
-simulator measured on these machines: 9,400/s) is printed beside it.
+Per side and sample it measures
+- player-turns per second of whole 4-seat Classic games played by the simple policy,
+- the mean time of one ``legal_commands(state, seat)`` over the states of a recorded game,
+- the mean time of one ``apply(state, command, now)`` over the same states and commands,
+and once, for today's code, the size of a mid-game state as JSON. It prints the medians,
+the ratios (today / baseline; for times baseline / today, so higher is better), the
+targets of issue 15 and the machine load.
 
-    python bench/rules.py [--games N] [--modes classic,speed]
+    python bench/rules.py [--samples 5] [--games 6]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
+from typing import Any
 
-from opolyx_rules import MODES, apply, awaiting, new_game, public_view, state_to_json
-from opolyx_rules.rng import randbelow, seed_state
-from opolyx_rules.simulate import play_game, simple_policy
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from baseline import BASELINE_COMMIT, baseline_env, current_env
 
-TARGET_TURNS_PER_SECOND = 25_000
-REFERENCE_SIMULATOR = 9_400
-STATE_SIZE_TARGET = 16 * 1024
-
-
-def bare_turns_per_second(turns: int = 200_000) -> float:
-    rng = seed_state(1)
-    position = 0
-    started = time.perf_counter()
-    for _ in range(turns):
-        a, rng = randbelow(rng, 6)
-        b, rng = randbelow(rng, 6)
-        position = (position + a + b + 2) % 40
-    return turns / (time.perf_counter() - started)
+TARGETS = {"turns_per_second": 3.0, "legal_us": 5.0, "apply_us": 2.0}
+STATE_SIZE_TARGET = 4 * 1024
+SAMPLE_COMMANDS = 3000
 
 
-def mode_figures(mode: str, games: int, seats: int) -> dict[str, float]:
+def _worker(games: int) -> dict[str, float]:
+    """One sample of the side this process imports (run in a subprocess)."""
+    from opolyx_rules import apply, awaiting, legal_commands, new_game
+    from opolyx_rules.simulate import play_game, simple_policy
+
     turns = 0
     started = time.perf_counter()
     for seed in range(games):
-        turns += play_game(mode, seats, seed).player_turns
-    elapsed = time.perf_counter() - started
-    return {"turns_per_second": turns / elapsed, "games_per_second": games / elapsed}
+        turns += play_game("classic", 4, seed).player_turns
+    turns_per_second = turns / (time.perf_counter() - started)
+
+    # A recorded stretch of one game: the states, who decides, what they send.
+    state = new_game("classic", 4, 3)
+    moves: list[tuple[Any, int, Any, float]] = []
+    now = 0.0
+    while not state.finished and len(moves) < SAMPLE_COMMANDS:
+        seat = awaiting(state)[0]
+        now += 1.0
+        command = simple_policy(state, seat)
+        moves.append((state, seat, command, now))
+        state, _ = apply(state, command, now)
+    started = time.perf_counter()
+    for state, seat, _, _ in moves:
+        legal_commands(state, seat)
+    legal_us = (time.perf_counter() - started) / len(moves) * 1e6
+    started = time.perf_counter()
+    for state, _, command, now in moves:
+        apply(state, command, now)
+    apply_us = (time.perf_counter() - started) / len(moves) * 1e6
+    return {"turns_per_second": turns_per_second, "legal_us": legal_us, "apply_us": apply_us}
 
 
-def mid_game_sizes(round_no: int = 60) -> tuple[int, int]:
+def _mid_game_size(round_no: int = 60) -> tuple[int, int]:
     """JSON size of a 4-seat Classic state (stored, public) once it reaches ``round_no``."""
+    from opolyx_rules import apply, awaiting, new_game, public_view, state_to_json
+    from opolyx_rules.simulate import simple_policy
+
     state = new_game("classic", 4, 11)
     now = 0.0
     while not state.finished and state.round < round_no:
@@ -57,27 +80,60 @@ def mid_game_sizes(round_no: int = 60) -> tuple[int, int]:
     return stored, public
 
 
+def _sample(env: dict[str, str], games: int) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", "--games", str(games)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    figures: dict[str, float] = json.loads(out.stdout)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--games", type=int, default=6)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    bare = bare_turns_per_second()
-    print(f"baseline: bare dice-and-move loop      {bare:12,.0f} turns/s")
-    for mode in args.modes.split(","):
-        seats = 4
-        figures = mode_figures(mode, args.games, seats)
-        tps = figures["turns_per_second"]
+    if args.worker:
+        print(json.dumps(_worker(args.games)))
+        return
+    sides = {"baseline": baseline_env(), "current": current_env()}
+    samples: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+    load_before = os.getloadavg()
+    for _ in range(args.samples):
+        for name, env in sides.items():  # A B A B ...
+            samples[name].append(_sample(env, args.games))
+    load_after = os.getloadavg()
+    print(f"rules: current vs baseline {BASELINE_COMMIT}, {args.samples} interleaved samples")
+    for key, label in (
+        ("turns_per_second", "player-turns/s (classic, 4 seats)"),
+        ("legal_us", "legal_commands, us per call"),
+        ("apply_us", "apply, us per call"),
+    ):
+        base = statistics.median(s[key] for s in samples["baseline"])
+        now = statistics.median(s[key] for s in samples["current"])
+        ratio = now / base if key == "turns_per_second" else base / now
+        verdict = "met" if ratio >= TARGETS[key] else "NOT met"
         print(
-            f"{mode:8s} {seats} seats, {args.games} games: {tps:10,.0f} player-turns/s "
-            f"{figures['games_per_second']:7.2f} games/s | "
-            f"{tps / bare:.3f}x baseline, {tps / TARGET_TURNS_PER_SECOND:.2f}x target, "
-            f"{tps / REFERENCE_SIMULATOR:.2f}x reference simulator"
+            f"  {label:36s} baseline {base:10,.1f}  current {now:10,.1f}  "
+            f"ratio {ratio:5.2f}x (target {TARGETS[key]:.0f}x: {verdict})"
         )
-    stored, public = mid_game_sizes()
+    stored, public = _mid_game_size()
+    size_verdict = "met" if stored < STATE_SIZE_TARGET else "NOT met"
     print(
-        f"mid-game state (classic, round 60): stored {stored:,} B, public view {public:,} B "
-        f"(target under {STATE_SIZE_TARGET:,} B: {stored / STATE_SIZE_TARGET:.2f}x)"
+        f"  mid-game state (classic, round 60): stored {stored:,} B, public {public:,} B "
+        f"(target under {STATE_SIZE_TARGET:,} B: {size_verdict})"
+    )
+    print(
+        "  load average (1, 5, 15 min): before "
+        + ", ".join(f"{x:.2f}" for x in load_before)
+        + " | after "
+        + ", ".join(f"{x:.2f}" for x in load_after)
+        + f" | {os.cpu_count()} CPUs"
     )
 
 

@@ -16,7 +16,7 @@ from opolyx_rules.engine import SeatSetup, new_game
 from opolyx_rules.events import Event, Transfer
 from opolyx_rules.jsonio import state_to_json
 from opolyx_rules.scenario import with_overrides
-from opolyx_rules.state import Pending, PropState, Script, SeatState, State
+from opolyx_rules.state import Pending, PropState, Script, SeatState, State, with_fields
 
 BANK = -1
 
@@ -96,9 +96,7 @@ class Table:
 
     def script(self, **fields: Any) -> None:
         """Replace the scripted outcomes still to come (dice, deck, jackpot_die)."""
-        s = self.state.copy()
-        s.script = s.script._replace(**fields)
-        self.state = s
+        self.state = with_fields(self.state, script=self.state.script._replace(**fields))
 
     def override(self, **overrides: Any) -> None:
         data: dict[str, Any] = {}

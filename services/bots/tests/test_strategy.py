@@ -6,7 +6,7 @@ import random
 
 from opolyx_bots.strategy import choose, evaluate_offer, propose_trade
 from opolyx_bots.styles import STYLES
-from opolyx_rules import legal_commands, new_game
+from opolyx_rules import legal_commands, new_game, with_fields
 from opolyx_rules.board import PROPERTY_SLOT
 from opolyx_rules.commands import (
     AcceptOffer,
@@ -40,16 +40,18 @@ def game(owners: dict[int, int], seats: int = 2, cash: int = 15000) -> State:
     props = list(state.props)
     for square, owner in owners.items():
         props[PROPERTY_SLOT[square]] = props[PROPERTY_SLOT[square]]._replace(owner=owner)
-    state.props = tuple(props)
-    state.seats = tuple(s._replace(cash=cash) for s in state.seats)
-    state.current_seat = 0
-    state.pending = RollPending(0, 75.0)
-    return state
+    return with_fields(
+        state,
+        props=tuple(props),
+        seats=tuple(s._replace(cash=cash) for s in state.seats),
+        current_seat=0,
+        pending=RollPending(0, 75.0),
+    )
 
 
 def offer(state: State, **terms: object) -> State:
-    state.offers = (Offer("o1", 1, 0, deadline=30.0, **terms),)  # type: ignore[arg-type]
-    return state
+    made = Offer("o1", 1, 0, deadline=30.0, **terms)  # type: ignore[arg-type]
+    return with_fields(state, offers=(made,))
 
 
 def test_never_gives_an_opponent_a_colour_group_for_a_utility() -> None:
@@ -96,15 +98,17 @@ def test_payment_mortgages_loose_property_before_selling_buildings() -> None:
     props = list(state.props)
     for square in (1, 3):
         props[PROPERTY_SLOT[square]] = props[PROPERTY_SLOT[square]]._replace(buildings=2)
-    state.props = tuple(props)
-    state.pending = PaymentPending(0, 75.0, 900, ((1, 900),), "rent", "landed", 0, ())
+    state = with_fields(
+        state,
+        props=tuple(props),
+        pending=PaymentPending(0, 75.0, 900, ((1, 900),), "rent", "landed", 0, ()),
+    )
     decision = choose(state, 0, legal_commands(state, 0), BALANCED, random.Random(1))
     assert decision == Mortgage(0, 12)
 
 
 def test_only_a_gambler_bets_at_the_jackpot() -> None:
-    state = game({})
-    state.pending = JackpotPending(0, 75.0)
+    state = with_fields(game({}), pending=JackpotPending(0, 75.0))
     legal = legal_commands(state, 0)
     rng = random.Random(3)
     gambler = [choose(state, 0, legal, STYLES["gambler"], rng) for _ in range(60)]
@@ -115,24 +119,27 @@ def test_only_a_gambler_bets_at_the_jackpot() -> None:
 
 def test_bus_avoids_go_to_jail() -> None:
     state = game({})
-    state.seats = tuple(s._replace(position=23) if s.seat == 0 else s for s in state.seats)
-    state.dice = (3, 4)  # the sum would land on Go to jail (30)
-    state.pending = BusPending(0, 75.0)
+    state = with_fields(
+        state,
+        seats=tuple(s._replace(position=23) if s.seat == 0 else s for s in state.seats),
+        dice=(3, 4),  # the sum would land on Go to jail (30)
+        pending=BusPending(0, 75.0),
+    )
     decision = choose(state, 0, legal_commands(state, 0), BALANCED, random.Random(1))
     assert isinstance(decision, ChooseBus) and decision.move != "sum"
 
 
 def test_auction_shark_pays_more_than_cautious_for_a_group_it_completes() -> None:
-    state = game({37: 0})
     price = 4000
-    state.pending = AuctionPending(
-        0, 10.0, 39, 1, (0, 1), price + 1500, 1, price + 1600, frozenset()
+    state = with_fields(
+        game({37: 0}),
+        pending=AuctionPending(0, 10.0, 39, 1, (0, 1), price + 1500, 1, price + 1600, frozenset()),
     )
     legal = legal_commands(state, 0)
     assert choose(state, 0, legal, STYLES["shark"], random.Random(1)) == Bid(0)
     assert choose(state, 0, legal, STYLES["cautious"], random.Random(1)) in (Bid(0), Pass(0))
     expensive = AuctionPending(0, 10.0, 39, 1, (0, 1), 12000, 1, 12100, frozenset())
-    state.pending = expensive
+    state = with_fields(state, pending=expensive)
     assert choose(state, 0, legal_commands(state, 0), STYLES["cautious"], random.Random(1)) == (
         Pass(0)
     )
@@ -150,12 +157,10 @@ def test_team_bot_hands_an_ally_the_piece_that_completes_their_group() -> None:
     ally = next(s.seat for s in state.seats if s.seat != 0 and s.team == state.seats[0].team)
     for square, owner in {37: ally, 39: 0}.items():
         props[PROPERTY_SLOT[square]] = props[PROPERTY_SLOT[square]]._replace(owner=owner)
-    state.props = tuple(props)
-    state.current_seat = 0
-    state.pending = RollPending(0, 75.0)
+    state = with_fields(state, props=tuple(props), current_seat=0, pending=RollPending(0, 75.0))
     assert propose_trade(state, 0, BALANCED) == OfferTrade(0, ally, 0, (39,), 0, ())
     # and the ally takes it
-    state.offers = (Offer("g1", 0, ally, 0, (39,), 0, (), 30.0),)
+    state = with_fields(state, offers=(Offer("g1", 0, ally, 0, (39,), 0, (), 30.0),))
     assert choose(state, ally, legal_commands(state, ally), BALANCED, random.Random(1)) == (
         AcceptOffer(ally, "g1")
     )
@@ -163,10 +168,14 @@ def test_team_bot_hands_an_ally_the_piece_that_completes_their_group() -> None:
 
 def test_payment_pays_when_it_can_and_declares_bankruptcy_only_when_nothing_covers_it() -> None:
     rich = game({12: 0}, cash=5000)
-    rich.pending = PaymentPending(0, 75.0, 900, ((1, 900),), "rent", "landed", 0, ())
+    rich = with_fields(
+        rich, pending=PaymentPending(0, 75.0, 900, ((1, 900),), "rent", "landed", 0, ())
+    )
     assert choose(rich, 0, legal_commands(rich, 0), BALANCED, random.Random(1)) == Pay(0)
     broke = game({12: 0}, cash=100)  # the utility mortgages for 750: not enough for 9000
-    broke.pending = PaymentPending(0, 75.0, 9000, ((1, 9000),), "rent", "landed", 0, ())
+    broke = with_fields(
+        broke, pending=PaymentPending(0, 75.0, 9000, ((1, 9000),), "rent", "landed", 0, ())
+    )
     assert choose(broke, 0, legal_commands(broke, 0), BALANCED, random.Random(1)) == (
         DeclareBankruptcy(0)
     )

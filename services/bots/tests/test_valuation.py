@@ -11,7 +11,7 @@ from opolyx_bots.valuation import (
     trade_gain,
     with_transfer,
 )
-from opolyx_rules import new_game
+from opolyx_rules import new_game, with_fields
 from opolyx_rules.board import PROPERTY_SLOT
 from opolyx_rules.state import State
 
@@ -24,8 +24,7 @@ def owned(owners: dict[int, int], buildings: dict[int, int] | None = None) -> St
     for square, owner in owners.items():
         slot = PROPERTY_SLOT[square]
         props[slot] = props[slot]._replace(owner=owner, buildings=(buildings or {}).get(square, 0))
-    state.props = tuple(props)
-    return state
+    return with_fields(state, props=tuple(props))
 
 
 def test_completing_a_group_is_worth_far_more_than_the_list_price() -> None:

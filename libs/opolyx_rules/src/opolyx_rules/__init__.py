@@ -23,7 +23,7 @@ from .jsonio import public_from_stored, public_view, state_from_json, state_to_j
 from .legal import legal_commands
 from .modes import MODES, ModeConfig, get_mode
 from .results import places, seat_results
-from .state import RULES_VERSION, SCHEMA_VERSION, Script, State
+from .state import RULES_VERSION, SCHEMA_VERSION, Script, State, with_fields
 from .trade import can_offer
 
 __all__ = [
@@ -62,4 +62,5 @@ __all__ = [
     "seed_commitment",
     "state_from_json",
     "state_to_json",
+    "with_fields",
 ]

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 from .events import Event
 from .evolve import apply_in_place
-from .state import State
+from .state import Draft, State, freeze, thaw
 
 
 class Ctx:
     __slots__ = ("events", "now", "s")
 
     def __init__(self, state: State, now: float) -> None:
-        self.s = state.copy()
+        self.s: Draft = thaw(state)
         self.events: list[Event] = []
         self.now = now
+
+    def result(self) -> State:
+        """The state the decision built, frozen (the context is done with it)."""
+        return freeze(self.s)
 
     def emit(self, event: Event) -> None:
         self.events.append(event)

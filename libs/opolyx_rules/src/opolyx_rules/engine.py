@@ -71,7 +71,9 @@ from .state import (
     SeatState,
     State,
     TeleportPending,
+    freeze,
     initial_props,
+    thaw,
 )
 
 
@@ -183,7 +185,7 @@ def apply(state: State, command: Command, now: float) -> tuple[State, list[Event
     """Check ``command`` at time ``now``; return the next state and the events."""
     ctx = Ctx(state, now)
     _dispatch(ctx, command)
-    return ctx.s, ctx.events
+    return ctx.result(), ctx.events
 
 
 def decide(state: State, command: Command, now: float) -> list[Event]:
@@ -193,10 +195,10 @@ def decide(state: State, command: Command, now: float) -> list[Event]:
 def replay(initial: State, events: Iterable[Event]) -> State:
     """The state after every event of a game (or of any stretch of it), from the state
     before the first of them."""
-    s = initial.copy()
+    s = thaw(initial)
     for event in events:
         apply_in_place(s, event)
-    return s
+    return freeze(s)
 
 
 def _require(error: RulesError | None) -> None:

@@ -65,6 +65,7 @@ from .state import (
     AuctionPending,
     BusPending,
     BuyPending,
+    Draft,
     JackpotPending,
     Offer,
     PaymentPending,
@@ -73,46 +74,48 @@ from .state import (
     SeatState,
     State,
     TeleportPending,
+    freeze,
+    thaw,
 )
 
 
 def evolve(state: State, event: Event) -> State:
     """The state after ``event``; ``state`` itself is left unchanged."""
-    s = state.copy()
+    s = thaw(state)
     apply_in_place(s, event)
-    return s
+    return freeze(s)
 
 
-def apply_in_place(s: State, event: Event) -> None:
+def apply_in_place(s: Draft, event: Event) -> None:
     """Apply ``event`` to ``s``, which must be a private copy (see module docstring)."""
     _HANDLERS[type(event)](s, event)
 
 
-def _set_seat(s: State, seat: SeatState) -> None:
+def _set_seat(s: Draft, seat: SeatState) -> None:
     seats = list(s.seats)
     seats[seat.seat] = seat
     s.seats = tuple(seats)
 
 
-def _set_prop(s: State, prop: PropState) -> None:
+def _set_prop(s: Draft, prop: PropState) -> None:
     props = list(s.props)
     props[PROPERTY_SLOT[prop.square]] = prop
     s.props = tuple(props)
 
 
-def _prop(s: State, square: int) -> PropState:
+def _prop(s: Draft, square: int) -> PropState:
     return s.props[PROPERTY_SLOT[square]]
 
 
-def _clear_pending(s: State, event: Any) -> None:
+def _clear_pending(s: Draft, event: Any) -> None:
     s.pending = None
 
 
-def _nothing(s: State, event: Any) -> None:
+def _nothing(s: Draft, event: Any) -> None:
     """Events that only inform (the state already says it all)."""
 
 
-def _transfer(s: State, e: Transfer) -> None:
+def _transfer(s: Draft, e: Transfer) -> None:
     if e.frm >= 0:
         seat = s.seats[e.frm]
         _set_seat(s, seat._replace(cash=seat.cash - e.amount))
@@ -126,7 +129,7 @@ def _transfer(s: State, e: Transfer) -> None:
     # BANK is the unbounded source and sink; nothing to record.
 
 
-def _turn_started(s: State, e: TurnStarted) -> None:
+def _turn_started(s: Draft, e: TurnStarted) -> None:
     s.current_seat = e.seat
     s.round = e.round
     s.pending = RollPending(e.seat, e.deadline)
@@ -139,13 +142,13 @@ def _turn_started(s: State, e: TurnStarted) -> None:
     s.third = None
 
 
-def _roll_offered(s: State, e: RollOffered) -> None:
+def _roll_offered(s: Draft, e: RollOffered) -> None:
     s.pending = RollPending(e.seat, e.deadline)
     s.turn_deadline = e.deadline
     s.roll_again = False
 
 
-def _dice_rolled(s: State, e: DiceRolled) -> None:
+def _dice_rolled(s: Draft, e: DiceRolled) -> None:
     _, s.rng, s.script = draw_dice(s.rng, s.script)
     if e.third is not None:
         _, s.rng, s.script = draw_speed_die(s.rng, s.script)
@@ -157,33 +160,33 @@ def _dice_rolled(s: State, e: DiceRolled) -> None:
     s.pending = None
 
 
-def _moved(s: State, e: Moved) -> None:
+def _moved(s: Draft, e: Moved) -> None:
     _set_seat(s, s.seats[e.seat]._replace(position=e.to))
     if e.how == "jump":
         s.x_jump = False
     s.pending = None
 
 
-def _jump_skipped(s: State, e: JumpSkipped) -> None:
+def _jump_skipped(s: Draft, e: JumpSkipped) -> None:
     s.x_jump = False
 
 
-def _buy_offered(s: State, e: BuyOffered) -> None:
+def _buy_offered(s: Draft, e: BuyOffered) -> None:
     s.pending = BuyPending(e.seat, e.deadline, e.square)
 
 
-def _property_bought(s: State, e: PropertyBought) -> None:
+def _property_bought(s: Draft, e: PropertyBought) -> None:
     _set_prop(s, _prop(s, e.square)._replace(owner=e.seat))
     s.pending = None
 
 
-def _auction_started(s: State, e: AuctionStarted) -> None:
+def _auction_started(s: Draft, e: AuctionStarted) -> None:
     s.pending = AuctionPending(
         e.bidder, e.deadline, e.square, e.decliner, e.order, 0, None, e.minimum, frozenset()
     )
 
 
-def _auction_bid(s: State, e: AuctionBid) -> None:
+def _auction_bid(s: Draft, e: AuctionBid) -> None:
     auction = s.pending
     assert isinstance(auction, AuctionPending)
     s.pending = replace(
@@ -196,7 +199,7 @@ def _auction_bid(s: State, e: AuctionBid) -> None:
     )
 
 
-def _auction_passed(s: State, e: AuctionPassed) -> None:
+def _auction_passed(s: Draft, e: AuctionPassed) -> None:
     auction = s.pending
     assert isinstance(auction, AuctionPending)
     s.pending = replace(
@@ -208,84 +211,84 @@ def _auction_passed(s: State, e: AuctionPassed) -> None:
     )
 
 
-def _auction_ended(s: State, e: AuctionEnded) -> None:
+def _auction_ended(s: Draft, e: AuctionEnded) -> None:
     if e.winner is not None:
         _set_prop(s, _prop(s, e.square)._replace(owner=e.winner))
     s.pending = None
 
 
-def _payment_required(s: State, e: PaymentRequired) -> None:
+def _payment_required(s: Draft, e: PaymentRequired) -> None:
     s.pending = PaymentPending(
         e.seat, e.deadline, e.amount, e.creditors, e.reason, e.then, e.steps, e.queue
     )
 
 
-def _jackpot_offered(s: State, e: JackpotOffered) -> None:
+def _jackpot_offered(s: Draft, e: JackpotOffered) -> None:
     s.pending = JackpotPending(e.seat, e.deadline)
 
 
-def _jackpot_played(s: State, e: JackpotPlayed) -> None:
+def _jackpot_played(s: Draft, e: JackpotPlayed) -> None:
     _, s.rng, s.script = draw_jackpot_die(s.rng, s.script)
     s.pending = None
 
 
-def _bus_offered(s: State, e: BusOffered) -> None:
+def _bus_offered(s: Draft, e: BusOffered) -> None:
     s.pending = BusPending(e.seat, e.deadline)
 
 
-def _teleport_offered(s: State, e: TeleportOffered) -> None:
+def _teleport_offered(s: Draft, e: TeleportOffered) -> None:
     s.pending = TeleportPending(e.seat, e.deadline)
 
 
-def _teleported(s: State, e: Teleported) -> None:
+def _teleported(s: Draft, e: Teleported) -> None:
     _set_seat(s, s.seats[e.seat]._replace(position=e.square))
     s.pending = None
 
 
-def _card_drawn(s: State, e: CardDrawn) -> None:
+def _card_drawn(s: Draft, e: CardDrawn) -> None:
     _, reshuffled, s.rng, s.script = draw_card(s.rng, s.script, s.drawn_cards)
     s.drawn_cards = (0 if reshuffled else s.drawn_cards) | (1 << e.card)
     s.last_card = e.card
 
 
-def _sent_to_jail(s: State, e: SentToJail) -> None:
+def _sent_to_jail(s: Draft, e: SentToJail) -> None:
     _set_seat(s, s.seats[e.seat]._replace(position=JAIL, in_jail=True, jail_rolls=0))
     s.roll_again = False
     s.x_jump = False
     s.pending = None
 
 
-def _left_jail(s: State, e: LeftJail) -> None:
+def _left_jail(s: Draft, e: LeftJail) -> None:
     _set_seat(s, s.seats[e.seat]._replace(in_jail=False, jail_rolls=0))
 
 
-def _jail_roll_failed(s: State, e: JailRollFailed) -> None:
+def _jail_roll_failed(s: Draft, e: JailRollFailed) -> None:
     _set_seat(s, s.seats[e.seat]._replace(jail_rolls=e.attempts))
     s.pending = None
 
 
-def _building_built(s: State, e: BuildingBuilt) -> None:
+def _building_built(s: Draft, e: BuildingBuilt) -> None:
     _set_prop(s, _prop(s, e.square)._replace(buildings=e.buildings))
     s.built = s.built | {e.square}
 
 
-def _building_sold(s: State, e: BuildingSold) -> None:
+def _building_sold(s: Draft, e: BuildingSold) -> None:
     _set_prop(s, _prop(s, e.square)._replace(buildings=e.buildings))
 
 
-def _property_mortgaged(s: State, e: PropertyMortgaged) -> None:
+def _property_mortgaged(s: Draft, e: PropertyMortgaged) -> None:
     _set_prop(s, _prop(s, e.square)._replace(mortgaged=True, mortgaged_round=s.round))
 
 
-def _mortgage_lifted(s: State, e: MortgageLifted) -> None:
+def _mortgage_lifted(s: Draft, e: MortgageLifted) -> None:
     _set_prop(s, _prop(s, e.square)._replace(mortgaged=False, mortgaged_round=0))
 
 
-def _mortgage_expired(s: State, e: MortgageExpired) -> None:
+def _mortgage_expired(s: Draft, e: MortgageExpired) -> None:
     _set_prop(s, PropState(square=e.square))
 
 
-def _offer_made(s: State, e: OfferMade) -> None:
+def _offer_made(s: Draft, e: OfferMade) -> None:
     offer = Offer(
         e.offer,
         e.frm,
@@ -300,24 +303,24 @@ def _offer_made(s: State, e: OfferMade) -> None:
     s.offers_made += 1
 
 
-def _offer_closed(s: State, e: OfferClosed) -> None:
+def _offer_closed(s: Draft, e: OfferClosed) -> None:
     s.offers = tuple(o for o in s.offers if o.id != e.offer)
 
 
-def _property_transferred(s: State, e: PropertyTransferred) -> None:
+def _property_transferred(s: Draft, e: PropertyTransferred) -> None:
     _set_prop(s, _prop(s, e.square)._replace(owner=e.to))
 
 
-def _turn_skipped(s: State, e: TurnSkipped) -> None:
+def _turn_skipped(s: Draft, e: TurnSkipped) -> None:
     _set_seat(s, s.seats[e.seat]._replace(missed_turns=e.missed_turns))
     s.pending = None
 
 
-def _seat_acted(s: State, e: SeatActed) -> None:
+def _seat_acted(s: Draft, e: SeatActed) -> None:
     _set_seat(s, s.seats[e.seat]._replace(missed_turns=0))
 
 
-def _seat_went_out(s: State, e: SeatWentOut) -> None:
+def _seat_went_out(s: Draft, e: SeatWentOut) -> None:
     s.out_count += 1
     _set_seat(s, s.seats[e.seat]._replace(out=True, out_order=s.out_count, in_jail=False))
     heir = e.heir
@@ -329,13 +332,13 @@ def _seat_went_out(s: State, e: SeatWentOut) -> None:
     )
 
 
-def _turn_ended(s: State, e: TurnEnded) -> None:
+def _turn_ended(s: Draft, e: TurnEnded) -> None:
     s.pending = None
     s.roll_again = False
     s.x_jump = False
 
 
-def _game_finished(s: State, e: GameFinished) -> None:
+def _game_finished(s: Draft, e: GameFinished) -> None:
     s.finished = True
     s.winner = e.winner
     s.placement = e.placement
@@ -344,7 +347,7 @@ def _game_finished(s: State, e: GameFinished) -> None:
     s.offers = ()
 
 
-_HANDLERS: dict[type[Any], Callable[[State, Any], None]] = {
+_HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     Transfer: _transfer,
     TurnStarted: _turn_started,
     RollOffered: _roll_offered,

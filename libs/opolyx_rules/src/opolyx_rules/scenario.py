@@ -20,7 +20,7 @@ from .errors import RulesError
 from .events import Event, event_to_json
 from .jsonio import public_view
 from .progression import Rarity
-from .state import Script, State
+from .state import Script, State, freeze, thaw
 
 
 class ScenarioError(ValueError):
@@ -85,7 +85,7 @@ def _boost(value: Any) -> int:
 def with_overrides(state: State, overrides: dict[str, Any]) -> State:
     """Set up a position directly (scenario files, tests): round, seats, squares, pot.
     Raises ``RulesError("setup/invalid")`` naming the bad field."""
-    s = state.copy()
+    s = thaw(state)
     unknown = set(overrides) - {"round", "seats", "squares", "pot"}
     _check(not unknown, f"unknown override {sorted(unknown)}")
     if "round" in overrides:
@@ -129,7 +129,7 @@ def with_overrides(state: State, overrides: dict[str, Any]) -> State:
             fields = {**fields, "mortgaged_round": s.round}
         props[slot] = props[slot]._replace(**fields)
     s.props = tuple(props)
-    return s
+    return freeze(s)
 
 
 def state_from_setup(setup: Any) -> State:

@@ -1,16 +1,16 @@
 """The game state: one value holding everything the rules need, including the RNG.
 
-``State`` is treated as immutable by every public function: ``evolve`` copies it before
-changing anything, and the tuples inside it are never mutated, only replaced. Seats and
-properties are NamedTuples (cheap to copy, immutable); pending decisions are frozen
-dataclasses. The whole state round-trips through JSON (``state_to_json``).
+``State`` is immutable by construction: a frozen dataclass whose fields hold tuples,
+NamedTuples and frozen values. The engine builds the next state on a ``Draft``, a mutable
+private copy with the same fields, and freezes it when the decision is complete (the
+draft *becomes* the state, nothing is copied again); no one else can change a state. The
+whole state round-trips through JSON (``state_to_json``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from operator import attrgetter
-from typing import NamedTuple
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .board import PROPERTY_SQUARES
 from .modes import ModeConfig
@@ -147,7 +147,7 @@ class Offer:
     deadline: float
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class State:
     schema_version: int
     rules_version: str
@@ -188,21 +188,84 @@ class State:
     built: frozenset[int] = frozenset()
     out_count: int = 0
 
-    def copy(self) -> State:
-        """A shallow copy: the engine replaces, never mutates, what the fields hold."""
-        clone = object.__new__(State)
-        for name, value in zip(_STATE_FIELDS, _field_values(self), strict=True):
-            _set_field(clone, name, value)
-        return clone
-
     @property
     def mode(self) -> str:
         return self.config.name
 
 
-_STATE_FIELDS: tuple[str, ...] = State.__slots__
-_field_values = attrgetter(*_STATE_FIELDS)
-_set_field = object.__setattr__
+class Draft(State):
+    """A private, mutable copy of a state that the engine (and only the engine) builds
+    the next state on; ``freeze`` turns it into that state in place."""
+
+    __slots__ = ()
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
+
+    if TYPE_CHECKING:
+        seats: tuple[SeatState, ...]
+        props: tuple[PropState, ...]
+        boosts: tuple[dict[int, int], ...]
+        rng: int
+        script: Script
+        round: int
+        current_seat: int
+        pending: Pending | None
+        finished: bool
+        winner: int | None
+        placement: tuple[int, ...]
+        finish_reason: str
+        pot: int
+        offers: tuple[Offer, ...]
+        offers_made: int
+        drawn_cards: int
+        last_card: int
+        dice: tuple[int, int] | None
+        third: str | None
+        turn_deadline: float
+        doubles: int
+        roll_again: bool
+        x_jump: bool
+        built: frozenset[int]
+        out_count: int
+
+
+STATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(State))
+
+
+def _generated_thaw() -> Any:
+    # One assignment per field, written out: several times faster than a loop over the
+    # slots, and the copy runs once per command.
+    body = "\n".join(f"    d.{name} = s.{name}" for name in STATE_FIELDS)
+    namespace: dict[str, Any] = {"_new": object.__new__, "Draft": Draft}
+    exec(f"def thaw(s):\n    d = _new(Draft)\n{body}\n    return d\n", namespace)
+    return namespace["thaw"]
+
+
+_thaw = _generated_thaw()
+_set_class = object.__setattr__
+
+
+def thaw(state: State) -> Draft:
+    """A mutable private copy of ``state`` (the engine's scratch state)."""
+    draft: Draft = _thaw(state)
+    return draft
+
+
+def freeze(draft: Draft) -> State:
+    """The draft becomes an immutable ``State`` (in place; keep no reference to the draft)."""
+    _set_class(draft, "__class__", State)
+    return draft
+
+
+def with_fields(state: State, **changes: Any) -> State:
+    """A copy of ``state`` with some fields replaced (scenario setup, tests, bots'
+    what-if positions); the original is unchanged."""
+    draft = thaw(state)
+    for name, value in changes.items():
+        if name not in STATE_FIELDS:
+            raise AttributeError(f"State has no field {name!r}")
+        setattr(draft, name, value)
+    return freeze(draft)
 
 
 def initial_props() -> tuple[PropState, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from opolyx_rules.assets import are_allies, base_rent, prop
 from opolyx_rules.board import GROUP_SQUARES, PROPERTY_SLOT, SQUARES, STREET_GROUPS, SquareKind
-from opolyx_rules.state import State
+from opolyx_rules.state import State, with_fields
 
 from opolyx_bots.styles import Style
 
@@ -133,7 +133,6 @@ def with_transfer(
     take_squares: tuple[int, ...],
 ) -> State:
     """The state as it would be after the trade (ownership and cash only)."""
-    after = state.copy()
     props = list(state.props)
     for square in give_squares:
         slot = PROPERTY_SLOT[square]
@@ -144,9 +143,7 @@ def with_transfer(
     seats = list(state.seats)
     seats[frm] = seats[frm]._replace(cash=seats[frm].cash - give_cash + take_cash)
     seats[to] = seats[to]._replace(cash=seats[to].cash + give_cash - take_cash)
-    after.props = tuple(props)
-    after.seats = tuple(seats)
-    return after
+    return with_fields(state, props=tuple(props), seats=tuple(seats))
 
 
 def monopoly_value(state: State, seat: int, style: Style) -> int:
