@@ -1,0 +1,1 @@
+"""opolyx progression: XP, levels, ranks, cards, missions, weekly leaderboard, follows."""
