@@ -11,7 +11,8 @@ from typing import Any
 import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from opolyx_contracts.lobby import LobbyCommand
+from opolyx_contracts.envelope import encode
+from opolyx_contracts.lobby import LobbyCommand, LobbyEvent, lobby_member_events
 from opolyx_contracts.subjects import (
     GAME_FINISHED,
     GAME_SEAT_OUT,
@@ -19,6 +20,7 @@ from opolyx_contracts.subjects import (
     LOBBY_EVENTS,
     TABLE_CREATE,
 )
+from opolyx_contracts.table import GameFinished, SeatOut, SeatResult, TableCreated
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.store import Claim
 
@@ -232,21 +234,16 @@ async def fake_table_service(nc: Client, seen: list[dict[str, Any]]) -> None:
         request = json.loads(msg.data)
         seen.append(request)
         tid = request["table_id"]
-        await msg.respond(
-            json.dumps(
-                {
-                    "v": 1,
-                    "ok": True,
-                    "table_id": tid,
-                    "partition": 0,
-                    "command_subject": f"opolyx.table.0.{tid}.cmd",
-                    "view_subject": f"opolyx.table.0.{tid}.view",
-                    "events_subject": f"opolyx.table.{tid}.events",
-                    "seed_commitment": "x",
-                    "seq": 1,
-                }
-            ).encode()
+        created = TableCreated(
+            table_id=tid,
+            partition=0,
+            command_subject=f"opolyx.table.0.{tid}.cmd",
+            view_subject=f"opolyx.table.0.{tid}.view",
+            events_subject=f"opolyx.table.{tid}.events",
+            seed_commitment="x",
+            seq=1,
         )
+        await msg.respond(encode(created))
 
     await nc.subscribe(TABLE_CREATE, cb=on_create)
     await nc.flush()
@@ -255,38 +252,37 @@ async def fake_table_service(nc: Client, seen: list[dict[str, Any]]) -> None:
 
 
 def finished_event(table_id: str, room_id: str, players: list[tuple[str, bool]]) -> bytes:
-    return json.dumps(
-        {
-            "v": 1,
-            "table_id": table_id,
-            "room_id": room_id,
-            "mode": "classic",
-            "rules_version": "1.0",
-            "rounds": 30,
-            "winner": 0,
-            "placement": list(range(len(players))),
-            "seats": [
-                {
-                    "seat": i,
-                    "player_id": pid,
-                    "bot": bot,
-                    "place": i + 1,
-                    "survived": True,
-                    "complete_groups": 0,
-                    "cash": 0,
-                    "net_worth": 0,
-                    "properties": 0,
-                    "buildings": 0,
-                }
+    return encode(
+        GameFinished(
+            table_id=table_id,
+            room_id=room_id,
+            mode="classic",
+            rules_version="1.0",
+            rounds=30,
+            winner=0,
+            placement=list(range(len(players))),
+            seats=[
+                SeatResult(
+                    seat=i,
+                    player_id=pid,
+                    bot=bot,
+                    place=i + 1,
+                    survived=True,
+                    complete_groups=0,
+                    cash=0,
+                    net_worth=0,
+                    properties=0,
+                    buildings=0,
+                )
                 for i, (pid, bot) in enumerate(players)
             ],
-            "seed": 1,
-            "seed_commitment": "x",
-            "commands": [],
-            "last_seq": 9,
-            "finished_at": 0.0,
-        }
-    ).encode()
+            seed=1,
+            seed_commitment="x",
+            replay=[],
+            last_seq=9,
+            finished_at=0.0,
+        )
+    )
 
 
 async def test_start_creates_the_table_without_progression_and_finishing_frees_everyone(
@@ -316,7 +312,9 @@ async def test_start_creates_the_table_without_progression_and_finishing_frees_e
         ("bob", False, {}),
         ("bot-ada", True, {}),
     ]
-    assert isinstance(request["seed"], int)
+    # the table draws the seed itself: a caller-chosen seed is not trusted
+    assert request["seed"] is None
+    assert request["table_id"].startswith(f"t-{room_id.removeprefix('r-')}-")
     assert started["room"]["status"] == "started"
     assert (await lobby_cmd(nc, type="mine", player_id="bob"))["table_id"] == table_id
     blocked = await lobby_cmd(nc, type="create", player_id="bob", mode="classic", seats=2)
@@ -325,21 +323,16 @@ async def test_start_creates_the_table_without_progression_and_finishing_frees_e
 
     js = nc.jetstream()
     # bob goes bankrupt: he is free at once, alice is not
-    await js.publish(
-        GAME_SEAT_OUT,
-        json.dumps(
-            {
-                "v": 1,
-                "table_id": table_id,
-                "room_id": room_id,
-                "seat": 1,
-                "player_id": "bob",
-                "reason": "bankrupt",
-                "round": 12,
-                "at": 0.0,
-            }
-        ).encode(),
+    seat_out = SeatOut(
+        table_id=table_id,
+        room_id=room_id,
+        seat=1,
+        player_id="bob",
+        reason="bankrupt",
+        round=12,
+        at=0.0,
     )
+    await js.publish(GAME_SEAT_OUT, encode(seat_out))
     await wait_until_free(nc, "bob")
     assert (await lobby_cmd(nc, type="mine", player_id="alice"))["table_id"] == table_id
     await js.publish(
@@ -393,7 +386,18 @@ async def test_start_without_a_table_service_fails_cleanly_and_the_room_stays_op
     assert room["status"] == "open" and room["table_id"] is None
 
 
-async def test_a_start_left_unfinished_by_a_dead_instance_is_reopened(
+async def mark_starting_at(app: LobbyApp, room_id: str, since: float) -> None:
+    """What an instance that died right after recording a start leaves behind."""
+    assert app.lobby is not None
+    await app.lobby.store.change_room(
+        room_id,
+        lambda r: r.model_copy(
+            update={"status": "starting", "starting_since": since, "start_id": "dead0001"}
+        ),
+    )
+
+
+async def test_a_start_left_unfinished_reopens_only_when_no_table_service_exists(
     lobby_factory: LobbyFactory, nc: Client
 ) -> None:
     # the background sweep is slowed down so that only the explicit call below acts
@@ -401,21 +405,118 @@ async def test_a_start_left_unfinished_by_a_dead_instance_is_reopened(
     assert app.lobby is not None
     room_id = (await create(nc, "alice", seats=2))["room"]["room_id"]
     await lobby_cmd(nc, type="add_bot", player_id="alice", room_id=room_id)
-    # an instance marked the room starting long ago and died before creating the table
-    long_ago = time.time() - 60
-    await app.lobby.store.change_room(
-        room_id, lambda r: r.model_copy(update={"status": "starting", "starting_since": long_ago})
-    )
+    await mark_starting_at(app, room_id, time.time() - 60)
     fresh = (await create(nc, "bob", seats=2))["room"]["room_id"]
     await lobby_cmd(nc, type="add_bot", player_id="bob", room_id=fresh)
-    await app.lobby.store.change_room(
-        fresh, lambda r: r.model_copy(update={"status": "starting", "starting_since": time.time()})
-    )
-    assert await app.lobby.reopen_stuck_starts() == 1
+    await mark_starting_at(app, fresh, time.time())
+    # no table service is subscribed at all: the table certainly does not exist
+    assert await app.lobby.starter.resume_starts() == 1
     stuck = (await lobby_cmd(nc, type="get", player_id="alice", room_id=room_id))["room"]
     assert stuck["status"] == "open"
     recent = (await lobby_cmd(nc, type="get", player_id="bob", room_id=fresh))["room"]
     assert recent["status"] == "starting"
+
+
+async def test_a_start_left_unfinished_is_finished_with_the_table_of_that_start(
+    lobby_factory: LobbyFactory, nc: Client
+) -> None:
+    app = await lobby_factory(fill_check_seconds=3600)
+    assert app.lobby is not None
+    seen: list[dict[str, Any]] = []
+    await fake_table_service(nc, seen)
+    room_id = (await create(nc, "alice", seats=2))["room"]["room_id"]
+    await lobby_cmd(nc, type="join", player_id="bob", room_id=room_id)
+    await mark_starting_at(app, room_id, time.time() - 60)
+    assert await app.lobby.starter.resume_starts() == 1
+    expected = f"t-{room_id.removeprefix('r-')}-dead0001"
+    assert [r["table_id"] for r in seen] == [expected]
+    room = (await lobby_cmd(nc, type="get", player_id="alice", room_id=room_id))["room"]
+    assert room["status"] == "started" and room["table_id"] == expected
+    for player in ("alice", "bob"):
+        assert (await lobby_cmd(nc, type="mine", player_id=player))["table_id"] == expected
+    # resending start answers with the same table and asks the table service for nothing
+    again = await lobby_cmd(nc, type="start", player_id="alice", room_id=room_id)
+    assert again["ok"] and again["table_id"] == expected
+    assert len(seen) == 1
+    # a start on a started room by another member is still refused
+    other = await lobby_cmd(nc, type="start", player_id="bob", room_id=room_id)
+    assert other["error"]["code"] == "lobby/not_creator"
+
+
+async def test_a_forged_game_finished_frees_nobody(lobby_factory: LobbyFactory, nc: Client) -> None:
+    app = await lobby_factory()
+    seen: list[dict[str, Any]] = []
+    await fake_table_service(nc, seen)
+    room_id = (await create(nc, "alice", seats=2))["room"]["room_id"]
+    await lobby_cmd(nc, type="join", player_id="bob", room_id=room_id)
+    table_id = (await lobby_cmd(nc, type="start", player_id="alice", room_id=room_id))["table_id"]
+    js = nc.jetstream()
+    players = [("alice", False), ("bob", False)]
+    forged = [
+        finished_event("t-other", room_id, players),  # not the room's table
+        finished_event(table_id, room_id, [("alice", False), ("mallory", False)]),  # seats
+        b'{"v": 1, "table_id": 5}',  # unreadable
+    ]
+    for body in forged:
+        await js.publish(GAME_FINISHED, body)
+    deadline = time.monotonic() + 5
+    ignored = 0.0
+    while time.monotonic() < deadline and ignored < 3:
+        await asyncio.sleep(0.05)
+        ignored = sum(
+            app.registry.get_sample_value("lobby_games_messages_ignored_total", {"reason": r})
+            or 0.0
+            for r in ("table_mismatch", "seats_mismatch", "unreadable")
+        )
+    assert ignored == 3
+    for player in ("alice", "bob"):
+        assert (await lobby_cmd(nc, type="mine", player_id=player))["table_id"] == table_id
+    room = (await lobby_cmd(nc, type="get", player_id="alice", room_id=room_id))["room"]
+    assert room["status"] == "started"
+    # the real end of the game frees both and closes the room
+    await js.publish(GAME_FINISHED, finished_event(table_id, room_id, players))
+    await wait_until_free(nc, "alice")
+    await wait_until_free(nc, "bob")
+
+
+async def test_private_room_events_reach_only_its_members(
+    lobby_factory: LobbyFactory, nc: Client
+) -> None:
+    await lobby_factory()
+    broadcast: list[LobbyEvent] = []
+    per_player: dict[str, list[LobbyEvent]] = {"alice": [], "bob": [], "eve": []}
+
+    async def on_broadcast(msg: Msg) -> None:
+        broadcast.append(LobbyEvent.model_validate_json(msg.data))
+
+    await nc.subscribe(LOBBY_EVENTS, cb=on_broadcast)
+    for player, got in per_player.items():
+
+        async def on_member(msg: Msg, got: list[LobbyEvent] = got) -> None:
+            got.append(LobbyEvent.model_validate_json(msg.data))
+
+        await nc.subscribe(lobby_member_events(player), cb=on_member)
+    await nc.flush()
+    await asyncio.sleep(0)
+    await nc.flush()
+    created = await create(nc, "alice", seats=3, public=False)
+    room_id, code = created["room"]["room_id"], created["invite_code"]
+    await lobby_cmd(nc, type="join", player_id="bob", room_id=room_id, invite_code=code)
+    await lobby_cmd(nc, type="kick", player_id="alice", room_id=room_id, target="bob")
+    public_id = (await create(nc, "eve", seats=2))["room"]["room_id"]
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not broadcast:
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.1)
+    # the broadcast subject carries the public room only
+    assert {e.room_id for e in broadcast} == {public_id}
+    assert [e.type for e in per_player["alice"]] == ["room_created", "room_changed", "room_changed"]
+    # bob hears of the room from his join on, his kick included; eve never of it
+    assert [e.type for e in per_player["bob"]] == ["room_changed", "room_changed"]
+    kicked = per_player["bob"][-1].room
+    assert kicked is not None and [m.player_id for m in kicked.members] == ["alice"]
+    assert {e.room_id for e in per_player["eve"]} == {public_id}
+    assert all(e.room is None or e.room.public is False for e in per_player["alice"])
 
 
 async def test_a_slot_left_behind_by_a_crash_is_taken_over_after_the_grace_period(

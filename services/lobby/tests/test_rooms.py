@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from opolyx_lobby import rooms
-from opolyx_lobby.rooms import LobbyError, Member, Room
+from opolyx_lobby.errors import LobbyError
+from opolyx_lobby.rooms import Member, Room
 
 ALICE = Member(player_id="alice", name="Alice")
 BOB = Member(player_id="bob", name="Bob")
@@ -51,7 +52,7 @@ def test_private_rooms_need_the_invite_code() -> None:
     private = room(3, public=False)
     assert error_code(rooms.join, private, BOB, "wrong", 1.0) == "lobby/bad_invite"
     assert rooms.join(private, BOB, "code", 1.0).member("bob") == BOB
-    assert "invite_code" not in private.public_dict()
+    assert "invite_code" not in private.detail().model_dump()
 
 
 def test_creator_leaving_hands_the_room_to_the_next_human_and_bots_never_own_it() -> None:
@@ -80,8 +81,47 @@ def test_start_needs_two_seats_and_team_needs_every_seat() -> None:
 
 def test_a_started_room_takes_no_more_changes() -> None:
     started = rooms.mark_started(
-        rooms.mark_starting(rooms.join(room(3), BOB, None, 1.0), "alice", 2.0), "t-1"
+        rooms.mark_starting(rooms.join(room(3), BOB, None, 1.0), "alice", 2.0, "s1"), "s1", "t-1"
     )
     assert started.status == "started" and started.table_id == "t-1"
     assert error_code(rooms.join, started, CARL, None, 2.0) == "lobby/room_started"
     assert error_code(rooms.leave, started, "bob") == "lobby/room_started"
+
+
+def test_a_start_is_recorded_once_and_every_retry_continues_it() -> None:
+    ready = rooms.join(room(3), BOB, None, 1.0)
+    starting = rooms.mark_starting(ready, "alice", 2.0, "s1")
+    assert starting.status == "starting" and starting.start_table_id == "t-1-s1"
+    # a resent start (any instance, after any crash) keeps the recorded start
+    assert rooms.mark_starting(starting, "alice", 3.0, "s2") is starting
+    assert error_code(rooms.mark_starting, starting, "bob", 3.0, "s2") == "lobby/not_creator"
+    # seats are frozen while starting
+    assert error_code(rooms.join, starting, CARL, None, 3.0) == "lobby/room_started"
+    assert error_code(rooms.leave, starting, "bob") == "lobby/room_started"
+    # only the recorded start can finish or be undone
+    assert error_code(rooms.mark_started, starting, "s2", "t-1-s2") == "lobby/room_started"
+    assert error_code(rooms.reopen, starting, "s2") == "lobby/room_started"
+    started = rooms.mark_started(starting, "s1", "t-1-s1")
+    assert rooms.mark_started(started, "s1", "t-1-s1") is started
+    assert rooms.mark_starting(started, "alice", 4.0, "s3") is started
+    seated = rooms.mark_seated(started, "t-1-s1")
+    assert seated.seated and error_code(rooms.mark_seated, started, "t-other")
+
+
+def test_an_undone_start_leaves_an_open_room_and_the_next_start_a_new_table() -> None:
+    starting = rooms.mark_starting(rooms.join(room(3), BOB, None, 1.0), "alice", 2.0, "s1")
+    reopened = rooms.reopen(starting, "s1")
+    assert reopened.status == "open" and reopened.start_id is None
+    changed = rooms.join(rooms.leave(reopened, "bob"), CARL, None, 3.0)
+    again = rooms.mark_starting(changed, "alice", 4.0, "s2")
+    assert again.start_table_id == "t-1-s2" != starting.start_table_id
+
+
+def test_a_look_alike_name_cannot_join_the_room() -> None:
+    bobby = Member(player_id="bob2", name="B\u043eb")  # Cyrillic small o
+    assert error_code(rooms.join, room(3), Member(player_id="x", name="ALICE"), None, 1.0) == (
+        "lobby/name_taken"
+    )
+    assert error_code(rooms.join, rooms.join(room(3), BOB, None, 1.0), bobby, None, 2.0) == (
+        "lobby/name_taken"
+    )

@@ -3,7 +3,9 @@
 - ``opolyx.lobby.cmd`` (queue group ``lobby``): request-reply, one instance answers each.
 - a durable pull consumer on the GAMES stream frees players when their seat goes out or
   their game finishes; shared by every instance, at-least-once (releases are idempotent).
-- a background task fills rooms that waited with bots.
+- a background task carries on starts left unfinished (by a crash, or a table service that
+  did not answer) and fills rooms that waited with bots; it runs at once on start, so a
+  restarted lobby resolves rooms stuck "starting" first thing.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from opolyx_service.logs import get_logger
 from opolyx_service.runtime import ServiceRuntime, run_service
 from prometheus_client import CollectorRegistry
 
-from opolyx_lobby.rooms import LobbyError
+from opolyx_lobby.errors import LobbyError
 from opolyx_lobby.service import Lobby
 from opolyx_lobby.settings import LobbySettings
 from opolyx_lobby.store import LobbyStore
@@ -38,7 +40,8 @@ log = get_logger("opolyx.lobby")
 class LobbyApp:
     def __init__(self, settings: LobbySettings, registry: CollectorRegistry | None = None) -> None:
         self.settings = settings
-        self.broker = create_broker(settings, registry or CollectorRegistry())
+        self.registry = registry or CollectorRegistry()
+        self.broker = create_broker(settings, self.registry)
         self.lobby: Lobby | None = None
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -72,7 +75,7 @@ class LobbyApp:
         nc = self.broker.connection
         js = nc.jetstream()
         store = await LobbyStore.open(js)
-        self.lobby = Lobby(nc, store, self.settings.lobby)
+        self.lobby = Lobby(nc, store, self.settings.lobby, registry=self.registry)
         await ensure_games_stream(js)
         self._games = games = await js.pull_subscribe(
             GAMES_STREAM_SUBJECTS,
@@ -88,7 +91,7 @@ class LobbyApp:
         await nc.flush()
         self._stop.clear()
         self._tasks = [
-            asyncio.create_task(self.lobby.run_bot_filler(self._stop)),
+            asyncio.create_task(self.lobby.run_background(self._stop)),
             asyncio.create_task(self._consume_games(games, self.lobby)),
         ]
         self._started = True

@@ -6,21 +6,26 @@ compare-and-set; nothing here does I/O or reads a clock.
 
 from __future__ import annotations
 
-from typing import Literal
-
+from opolyx_contracts.lobby import (
+    LOBBY_ALREADY_IN_ROOM,
+    LOBBY_BAD_INVITE,
+    LOBBY_BAD_MODE,
+    LOBBY_BAD_REQUEST,
+    LOBBY_BAD_SEAT_COUNT,
+    LOBBY_NOT_CREATOR,
+    LOBBY_NOT_ENOUGH_PLAYERS,
+    LOBBY_NOT_IN_ROOM,
+    LOBBY_ROOM_FULL,
+    LOBBY_ROOM_STARTED,
+    RoomDetail,
+    RoomMember,
+    RoomStatus,
+)
 from opolyx_rules.modes import MODES
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
-RoomStatus = Literal["open", "starting", "started"]
-
-
-class LobbyError(Exception):
-    """A lobby request that cannot be carried out; ``code`` is stable (``lobby/<reason>``)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+from opolyx_lobby import names
+from opolyx_lobby.errors import LobbyError
 
 
 class Member(BaseModel):
@@ -51,8 +56,13 @@ class Room(BaseModel):
     #: when the room last gained a human; bots fill free seats after the configured wait
     waiting_since: float
     table_id: str | None = None
-    #: when a start began (a start that never finished is undone after a while)
+    #: when the current start began (a start left by a dead instance is resolved later)
     starting_since: float | None = None
+    #: the current start: recorded before the table is asked for, so every retry of the
+    #: start (by any instance, after any crash) creates the same table (`start_table_id`)
+    start_id: str | None = None
+    #: set once every human's slot points at the started table
+    seated: bool = False
 
     @property
     def humans(self) -> tuple[Member, ...]:
@@ -69,21 +79,44 @@ class Room(BaseModel):
     def member(self, player_id: str) -> Member | None:
         return next((m for m in self.members if m.player_id == player_id), None)
 
-    def public_dict(self) -> dict[str, object]:
-        """What players see: everything but the invite code."""
-        return self.model_dump(mode="json", exclude={"invite_code"})
+    @property
+    def start_table_id(self) -> str | None:
+        """The table of the current start: derived from the room and the start id, so one
+        start always means one table and a new start (new seats) a new one."""
+        if self.start_id is None:
+            return None
+        return f"t-{self.room_id.removeprefix('r-')}-{self.start_id}"
+
+    def detail(self) -> RoomDetail:
+        """What players see: everything but the invite code and the start bookkeeping."""
+        return RoomDetail(
+            room_id=self.room_id,
+            mode=self.mode,
+            seat_count=self.seat_count,
+            public=self.public,
+            status=self.status,
+            creator=self.creator,
+            members=[
+                RoomMember(player_id=m.player_id, name=m.name, bot=m.bot, style=m.style)
+                for m in self.members
+            ],
+            filled=len(self.members),
+            humans=len(self.humans),
+            created_at=self.created_at,
+            waiting_since=self.waiting_since,
+            table_id=self.table_id,
+            starting_since=self.starting_since,
+        )
 
 
 def validate_mode_and_seats(mode: str, seat_count: int) -> None:
     config = MODES.get(mode)
     if config is None:
-        raise LobbyError(
-            "lobby/bad_mode", f"unknown mode {mode!r}; choose one of {', '.join(MODES)}"
-        )
+        raise LobbyError(LOBBY_BAD_MODE, f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if seat_count not in config.allowed_seats:
         allowed = " or ".join(str(n) for n in config.allowed_seats)
         raise LobbyError(
-            "lobby/bad_seat_count", f"{mode} rooms have {allowed} seats, not {seat_count}"
+            LOBBY_BAD_SEAT_COUNT, f"{mode} rooms have {allowed} seats, not {seat_count}"
         )
 
 
@@ -113,26 +146,27 @@ def create_room(
 
 def _require_open(room: Room) -> None:
     if room.status != "open":
-        raise LobbyError("lobby/room_started", f"room {room.room_id} has already started")
+        raise LobbyError(LOBBY_ROOM_STARTED, f"room {room.room_id} has already started")
 
 
 def _require_creator(room: Room, player_id: str) -> None:
     if room.creator != player_id:
-        raise LobbyError("lobby/not_creator", "only the room's creator can do that")
+        raise LobbyError(LOBBY_NOT_CREATOR, "only the room's creator can do that")
 
 
 def join(room: Room, player: Member, invite_code: str | None, now: float) -> Room:
     """Seat a human; in a full room a human takes the seat of the last bot (bots make way)."""
     _require_open(room)
     if room.member(player.player_id) is not None:
-        raise LobbyError("lobby/already_in_room", "you are already in this room")
+        raise LobbyError(LOBBY_ALREADY_IN_ROOM, "you are already in this room")
     if not room.public and invite_code != room.invite_code:
-        raise LobbyError("lobby/bad_invite", "this room is private: the invite code is wrong")
+        raise LobbyError(LOBBY_BAD_INVITE, "this room is private: the invite code is wrong")
+    names.check_unlike(player.name, [m.name for m in room.members if not m.bot])
     members = list(room.members)
     if room.free_seats <= 0:
         bot = next((m for m in reversed(members) if m.bot), None)
         if bot is None:
-            raise LobbyError("lobby/room_full", f"room {room.room_id} is full")
+            raise LobbyError(LOBBY_ROOM_FULL, f"room {room.room_id} is full")
         members.remove(bot)
     members.append(player)
     return room.model_copy(update={"members": tuple(members), "waiting_since": now})
@@ -142,7 +176,7 @@ def leave(room: Room, player_id: str) -> Room | None:
     """Remove a player; None when no human is left (the room closes)."""
     _require_open(room)
     if room.member(player_id) is None:
-        raise LobbyError("lobby/not_in_room", "you are not in this room")
+        raise LobbyError(LOBBY_NOT_IN_ROOM, "you are not in this room")
     members = tuple(m for m in room.members if m.player_id != player_id)
     humans = [m for m in members if not m.bot]
     if not humans:
@@ -160,9 +194,9 @@ def add_bot(room: Room, player_id: str, bot: Member) -> Room:
 def fill_with_bot(room: Room, bot: Member) -> Room:
     _require_open(room)
     if room.free_seats <= 0:
-        raise LobbyError("lobby/room_full", f"room {room.room_id} is full")
+        raise LobbyError(LOBBY_ROOM_FULL, f"room {room.room_id} is full")
     if room.member(bot.player_id) is not None:
-        raise LobbyError("lobby/already_in_room", f"{bot.name} is already in this room")
+        raise LobbyError(LOBBY_ALREADY_IN_ROOM, f"{bot.name} is already in this room")
     return room.model_copy(update={"members": (*room.members, bot)})
 
 
@@ -171,7 +205,7 @@ def remove_bot(room: Room, player_id: str, bot_id: str) -> Room:
     _require_creator(room, player_id)
     target = room.member(bot_id)
     if target is None or not target.bot:
-        raise LobbyError("lobby/not_in_room", f"no bot {bot_id!r} in this room")
+        raise LobbyError(LOBBY_NOT_IN_ROOM, f"no bot {bot_id!r} in this room")
     return room.model_copy(
         update={"members": tuple(m for m in room.members if m.player_id != bot_id)}
     )
@@ -181,9 +215,9 @@ def kick(room: Room, player_id: str, target_id: str) -> Room:
     _require_open(room)
     _require_creator(room, player_id)
     if target_id == player_id:
-        raise LobbyError("lobby/bad_request", "you cannot kick yourself; leave the room instead")
+        raise LobbyError(LOBBY_BAD_REQUEST, "you cannot kick yourself; leave the room instead")
     if room.member(target_id) is None:
-        raise LobbyError("lobby/not_in_room", f"{target_id!r} is not in this room")
+        raise LobbyError(LOBBY_NOT_IN_ROOM, f"{target_id!r} is not in this room")
     return room.model_copy(
         update={"members": tuple(m for m in room.members if m.player_id != target_id)}
     )
@@ -193,52 +227,47 @@ def check_can_start(room: Room, player_id: str) -> None:
     _require_open(room)
     _require_creator(room, player_id)
     if len(room.members) < 2:
-        raise LobbyError("lobby/not_enough_players", "a game needs at least 2 filled seats")
+        raise LobbyError(LOBBY_NOT_ENOUGH_PLAYERS, "a game needs at least 2 filled seats")
     config = MODES[room.mode]
     if len(room.members) not in config.allowed_seats:
         raise LobbyError(
-            "lobby/not_enough_players",
+            LOBBY_NOT_ENOUGH_PLAYERS,
             f"{room.mode} needs every one of its {room.seat_count} seats filled (add bots)",
         )
 
 
-def mark_starting(room: Room, player_id: str, now: float) -> Room:
+def mark_starting(room: Room, player_id: str, now: float, start_id: str) -> Room:
+    """Begin a start (seats freeze). A start already under way is kept as it is: resending
+    `start` resumes the same start (the same table), it never begins a second one."""
+    if room.status == "started" or (room.status == "starting" and room.start_id is not None):
+        _require_creator(room, player_id)
+        return room
     check_can_start(room, player_id)
-    return room.model_copy(update={"status": "starting", "starting_since": now})
+    return room.model_copy(
+        update={"status": "starting", "starting_since": now, "start_id": start_id}
+    )
 
 
-def mark_started(room: Room, table_id: str) -> Room:
+def mark_started(room: Room, start_id: str, table_id: str) -> Room:
+    """Record the table of start `start_id`; a no-op when that start is already recorded."""
+    if room.status == "started" and room.start_id == start_id and room.table_id == table_id:
+        return room
+    if room.status != "starting" or room.start_id != start_id:
+        raise LobbyError(LOBBY_ROOM_STARTED, f"room {room.room_id} is not in start {start_id}")
     return room.model_copy(
         update={"status": "started", "table_id": table_id, "starting_since": None}
     )
 
 
-def reopen(room: Room) -> Room:
-    """Undo ``mark_starting`` when the table could not be created."""
-    if room.status != "starting":
-        raise LobbyError("lobby/room_started", f"room {room.room_id} is not starting")
-    return room.model_copy(update={"status": "open", "starting_since": None})
+def mark_seated(room: Room, table_id: str) -> Room:
+    """Every human's slot now points at the table: nothing of the start is left to do."""
+    if room.status != "started" or room.table_id != table_id:
+        raise LobbyError(LOBBY_ROOM_STARTED, f"room {room.room_id} does not run {table_id}")
+    return room.model_copy(update={"seated": True})
 
 
-class RoomSummary(BaseModel):
-    """A row of the public room list."""
-
-    room_id: str
-    mode: str
-    seat_count: int
-    filled: int
-    humans: int
-    creator: str
-    members: list[str] = Field(default_factory=list)
-
-
-def summary(room: Room) -> RoomSummary:
-    return RoomSummary(
-        room_id=room.room_id,
-        mode=room.mode,
-        seat_count=room.seat_count,
-        filled=len(room.members),
-        humans=len(room.humans),
-        creator=room.creator,
-        members=[m.name for m in room.members],
-    )
+def reopen(room: Room, start_id: str | None) -> Room:
+    """Undo start `start_id` when it is known that its table was not created."""
+    if room.status != "starting" or room.start_id != start_id:
+        raise LobbyError(LOBBY_ROOM_STARTED, f"room {room.room_id} is not in that start")
+    return room.model_copy(update={"status": "open", "starting_since": None, "start_id": None})

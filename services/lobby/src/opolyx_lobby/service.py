@@ -1,70 +1,49 @@
-"""The lobby's behaviour: commands, starting games, filling rooms with bots, freeing players.
+"""The lobby's behaviour: commands, filling rooms with bots, freeing players.
 
 Stateless apart from NATS: every instance reads and writes the same KV buckets, so any
-number of instances can serve side by side.
+number of instances can serve side by side. Starting a game is `starting.Starter`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any
 
 from nats.aio.client import Client
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeoutError
-from opolyx_contracts.envelope import encode
+from opolyx_contracts.errors import ContractError
 from opolyx_contracts.lobby import (
     BOT_ROSTER,
+    LOBBY_BAD_INVITE,
+    LOBBY_BAD_REQUEST,
+    LOBBY_UNKNOWN_BOT,
     LobbyCommand,
-    LobbyEvent,
-    LobbyEventType,
     LobbyReply,
     bot_persona,
+    is_listed,
 )
-from opolyx_contracts.subjects import LOBBY_EVENTS, TABLE_CREATE, progression
-from opolyx_contracts.table import CreateTable, SeatSpec
+from opolyx_contracts.subjects import GAME_FINISHED, GAME_SEAT_OUT
+from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_service.logs import get_logger
-from opolyx_service.telemetry import inject_headers
-from pydantic import BaseModel, ConfigDict, ValidationError
+from prometheus_client import CollectorRegistry, Counter
 
-from opolyx_lobby import rooms
-from opolyx_lobby.rooms import LobbyError, Member, Room
+from opolyx_lobby import names, rooms
+from opolyx_lobby.errors import LobbyError
+from opolyx_lobby.events import RoomEvents
+from opolyx_lobby.rooms import Member, Room
 from opolyx_lobby.settings import LobbySection
+from opolyx_lobby.starting import Starter
 from opolyx_lobby.store import Claim, LobbyStore
 
-__all__ = ["FinishedGame", "Lobby", "SeatGone"]
-
-
-class _Tolerant(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class SeatRef(_Tolerant):
-    player_id: str
-    bot: bool = False
-
-
-class FinishedGame(_Tolerant):
-    """The part of ``opolyx.game.finished`` the lobby needs (the rest may change freely)."""
-
-    table_id: str
-    room_id: str | None = None
-    seats: list[SeatRef]
-
-
-class SeatGone(_Tolerant):
-    """The part of ``opolyx.game.seat_out`` the lobby needs."""
-
-    table_id: str
-    player_id: str
-
+__all__ = ["Lobby"]
 
 log = get_logger("opolyx.lobby")
+
+
+class _NothingToDo(Exception):
+    """The room changed meanwhile and needs nothing any more."""
 
 
 class Lobby:
@@ -74,11 +53,20 @@ class Lobby:
         store: LobbyStore,
         settings: LobbySection,
         clock: Callable[[], float] = time.time,
+        registry: CollectorRegistry | None = None,
     ) -> None:
         self.nc = nc
         self.store = store
         self.settings = settings
         self.clock = clock
+        self.events = RoomEvents(nc)
+        self.starter = Starter(nc, store, settings, self.events, clock)
+        self.games_ignored = Counter(
+            "lobby_games_messages_ignored_total",
+            "GAMES messages the lobby ignored because they do not match the game it started",
+            ("reason",),
+            registry=registry or CollectorRegistry(),
+        )
 
     # command dispatch ----------------------------------------------------------------
 
@@ -108,21 +96,25 @@ class Lobby:
     @staticmethod
     def _room_id(cmd: LobbyCommand) -> str:
         if not cmd.room_id:
-            raise LobbyError("lobby/bad_request", f"{cmd.type} needs a room_id")
+            raise LobbyError(LOBBY_BAD_REQUEST, f"{cmd.type} needs a room_id")
         return cmd.room_id
 
     @staticmethod
     def _member(cmd: LobbyCommand) -> Member:
-        return Member(player_id=cmd.player_id, name=cmd.name or cmd.player_id)
+        """The acting human, under a normalised name that reads as no bot's."""
+        name = names.normalize_name(cmd.name or cmd.player_id)
+        names.check_not_bot_like(name)
+        return Member(player_id=cmd.player_id, name=name)
 
     async def create(self, cmd: LobbyCommand) -> LobbyReply:
         if cmd.mode is None or cmd.seats is None:
-            raise LobbyError("lobby/bad_request", "create needs a mode and a seat count")
+            raise LobbyError(LOBBY_BAD_REQUEST, "create needs a mode and a seat count")
         rooms.validate_mode_and_seats(cmd.mode, cmd.seats)
+        creator = self._member(cmd)
         now = self.clock()
         room = rooms.create_room(
             room_id=f"r-{secrets.token_hex(6)}",
-            creator=self._member(cmd),
+            creator=creator,
             mode=cmd.mode,
             seat_count=cmd.seats,
             public=cmd.public,
@@ -137,25 +129,22 @@ class Lobby:
         except BaseException:
             await self.store.release(cmd.player_id, room_id=room.room_id)
             raise
-        await self._publish("room_created", room)
+        await self.events.publish("room_created", room.room_id, after=room)
         log.info("room_created", room_id=room.room_id, mode=room.mode)
-        return LobbyReply(room=room.public_dict(), invite_code=room.invite_code)
+        return LobbyReply(room=room.detail(), invite_code=room.invite_code)
 
     async def list_rooms(self) -> LobbyReply:
-        listed = [
-            rooms.summary(r).model_dump(mode="json")
-            for r in sorted(await self.store.all_rooms(), key=lambda r: r.created_at)
-            if r.public and r.status == "open"
-        ]
-        return LobbyReply(rooms=listed)
+        ordered = sorted(await self.store.all_rooms(), key=lambda r: r.created_at)
+        details = [r.detail() for r in ordered]
+        return LobbyReply(rooms=[d.summary() for d in details if is_listed(d)])
 
     async def get(self, cmd: LobbyCommand) -> LobbyReply:
         room, _ = await self.store.require_room(self._room_id(cmd))
         is_member = room.member(cmd.player_id) is not None
         if not room.public and not is_member and cmd.invite_code != room.invite_code:
-            raise LobbyError("lobby/bad_invite", "this room is private: the invite code is wrong")
+            raise LobbyError(LOBBY_BAD_INVITE, "this room is private: the invite code is wrong")
         return LobbyReply(
-            room=room.public_dict(),
+            room=room.detail(),
             invite_code=room.invite_code if is_member else None,
             table_id=room.table_id,
         )
@@ -165,11 +154,15 @@ class Lobby:
         if found is None:
             return LobbyReply()
         claim = found[0]
-        room = await self.store.get_room(claim.room_id)
+        got = await self.store.get_room(claim.room_id)
+        room = got[0] if got is not None else None
+        # A start that stopped after the room recorded its table but before the slots did
+        # still names the table: the room is the authority while it exists.
+        table_id = claim.table_id or (room.table_id if room is not None else None)
         return LobbyReply(
-            room=room[0].public_dict() if room else None,
-            invite_code=room[0].invite_code if room else None,
-            table_id=claim.table_id,
+            room=room.detail() if room is not None else None,
+            invite_code=room.invite_code if room is not None else None,
+            table_id=table_id,
         )
 
     async def join(self, cmd: LobbyCommand) -> LobbyReply:
@@ -183,30 +176,32 @@ class Lobby:
             Claim(player_id=player.player_id, room_id=room_id, since=now), self._claim_is_stale
         )
         try:
-            _, after = await self.store.change_room(
+            before, after = await self.store.change_room(
                 room_id, lambda r: rooms.join(r, player, cmd.invite_code, now)
             )
         except BaseException:
             await self.store.release(player.player_id, room_id=room_id)
             raise
         assert after is not None
-        await self._publish("room_changed", after)
-        return LobbyReply(room=after.public_dict(), invite_code=after.invite_code)
+        await self.events.publish("room_changed", room_id, after=after, before=before)
+        return LobbyReply(room=after.detail(), invite_code=after.invite_code)
 
     async def leave(self, cmd: LobbyCommand) -> LobbyReply:
         room_id = self._room_id(cmd)
-        _, after = await self.store.change_room(room_id, lambda r: rooms.leave(r, cmd.player_id))
+        before, after = await self.store.change_room(
+            room_id, lambda r: rooms.leave(r, cmd.player_id)
+        )
         await self.store.release(cmd.player_id, room_id=room_id)
         if after is None:
-            await self._publish_closed(room_id)
+            await self.events.publish("room_closed", room_id, after=None, before=before)
             return LobbyReply()
-        await self._publish("room_changed", after)
-        return LobbyReply(room=after.public_dict())
+        await self.events.publish("room_changed", room_id, after=after, before=before)
+        return LobbyReply(room=after.detail())
 
     async def add_bot(self, cmd: LobbyCommand) -> LobbyReply:
         room_id = self._room_id(cmd)
         if cmd.bot_id is not None and bot_persona(cmd.bot_id) is None:
-            raise LobbyError("lobby/unknown_bot", f"no bot {cmd.bot_id!r} in the roster")
+            raise LobbyError(LOBBY_UNKNOWN_BOT, f"no bot {cmd.bot_id!r} in the roster")
 
         def change(room: Room) -> Room:
             bot = self._pick_bot(room, cmd.bot_id)
@@ -214,122 +209,37 @@ class Lobby:
 
         _, after = await self.store.change_room(room_id, change)
         assert after is not None
-        await self._publish("room_changed", after)
-        return LobbyReply(room=after.public_dict())
+        await self.events.publish("room_changed", room_id, after=after)
+        return LobbyReply(room=after.detail())
 
     async def remove_bot(self, cmd: LobbyCommand) -> LobbyReply:
         room_id = self._room_id(cmd)
         if not cmd.bot_id:
-            raise LobbyError("lobby/bad_request", "remove_bot needs a bot_id")
+            raise LobbyError(LOBBY_BAD_REQUEST, "remove_bot needs a bot_id")
         bot_id = cmd.bot_id
         _, after = await self.store.change_room(
             room_id, lambda r: rooms.remove_bot(r, cmd.player_id, bot_id)
         )
         assert after is not None
-        await self._publish("room_changed", after)
-        return LobbyReply(room=after.public_dict())
+        await self.events.publish("room_changed", room_id, after=after)
+        return LobbyReply(room=after.detail())
 
     async def kick(self, cmd: LobbyCommand) -> LobbyReply:
         room_id = self._room_id(cmd)
         if not cmd.target:
-            raise LobbyError("lobby/bad_request", "kick needs a target player")
+            raise LobbyError(LOBBY_BAD_REQUEST, "kick needs a target player")
         target = cmd.target
-        _, after = await self.store.change_room(
+        before, after = await self.store.change_room(
             room_id, lambda r: rooms.kick(r, cmd.player_id, target)
         )
         assert after is not None
         await self.store.release(target, room_id=room_id)
-        await self._publish("room_changed", after)
-        return LobbyReply(room=after.public_dict())
-
-    # starting a game -----------------------------------------------------------------
+        await self.events.publish("room_changed", room_id, after=after, before=before)
+        return LobbyReply(room=after.detail())
 
     async def start(self, cmd: LobbyCommand) -> LobbyReply:
-        room_id = self._room_id(cmd)
-        now = self.clock()
-        _, room = await self.store.change_room(
-            room_id, lambda r: rooms.mark_starting(r, cmd.player_id, now)
-        )
-        assert room is not None
-        try:
-            boosts = await self._boosts([m.player_id for m in room.humans])
-            table_id = await self._create_table(room, boosts)
-        except BaseException:
-            await self.store.change_room(room_id, rooms.reopen)
-            raise
-        _, started = await self.store.change_room(
-            room_id, lambda r: rooms.mark_started(r, table_id)
-        )
-        assert started is not None
-        for member in started.humans:
-            await self.store.set_table(member.player_id, room_id, table_id)
-        await self._publish("room_started", started, table_id=table_id)
-        log.info("game_started", room_id=room_id, table_id=table_id)
-        return LobbyReply(room=started.public_dict(), table_id=table_id)
-
-    async def _boosts(self, players: list[str]) -> dict[str, dict[int, int]]:
-        """Each human's card boosts; no progression service means no boosts (R20)."""
-        if not players:
-            return {}
-        body = json.dumps({"v": 1, "players": players}).encode()
-        try:
-            msg = await self.nc.request(
-                progression("boosts"),
-                body,
-                timeout=self.settings.progression_timeout_seconds,
-                headers=inject_headers(),
-            )
-            reply = json.loads(msg.data)
-            raw = reply.get("boosts", {}) if isinstance(reply, dict) else {}
-            return {
-                str(pid): {int(sq): int(pct) for sq, pct in cards.items()}
-                for pid, cards in raw.items()
-                if isinstance(cards, dict)
-            }
-        except (NoRespondersError, NatsTimeoutError) as exc:
-            log.warning(
-                "progression_unavailable_no_boosts", error=type(exc).__name__, players=players
-            )
-        except (ValueError, TypeError, AttributeError) as exc:
-            log.warning("progression_reply_unreadable_no_boosts", error=str(exc))
-        return {}
-
-    async def _create_table(self, room: Room, boosts: dict[str, dict[int, int]]) -> str:
-        request = CreateTable(
-            mode=room.mode,
-            seats=[
-                SeatSpec(
-                    player_id=m.player_id,
-                    bot=m.bot,
-                    boosts=boosts.get(m.player_id, {}),
-                    name=m.name,
-                )
-                for m in room.members
-            ],
-            seed=secrets.randbits(62),
-            table_id=f"t-{room.room_id.removeprefix('r-')}",
-            room_id=room.room_id,
-        )
-        try:
-            msg = await self.nc.request(
-                TABLE_CREATE,
-                encode(request),
-                timeout=self.settings.table_create_timeout_seconds,
-                headers=inject_headers(),
-            )
-        except (NoRespondersError, NatsTimeoutError) as exc:
-            raise LobbyError(
-                "lobby/table_unavailable",
-                "no table service answered; the room stays open, try starting again",
-            ) from exc
-        reply: dict[str, Any] = json.loads(msg.data)
-        if not reply.get("ok"):
-            error = reply.get("error") or {}
-            raise LobbyError(
-                "lobby/table_unavailable",
-                f"the table service refused the game: {error.get('code')}: {error.get('message')}",
-            )
-        return str(reply["table_id"])
+        room = await self.starter.start(self._room_id(cmd), cmd.player_id)
+        return LobbyReply(room=room.detail(), table_id=room.table_id)
 
     # bots filling rooms --------------------------------------------------------------
 
@@ -339,11 +249,11 @@ class Lobby:
         if bot_id is not None:
             persona = bot_persona(bot_id)
             if persona is None:
-                raise LobbyError("lobby/unknown_bot", f"no bot {bot_id!r} in the roster")
+                raise LobbyError(LOBBY_UNKNOWN_BOT, f"no bot {bot_id!r} in the roster")
         else:
             free = [p for p in BOT_ROSTER if p.player_id not in taken]
             if not free:
-                raise LobbyError("lobby/unknown_bot", "every roster bot is in this room")
+                raise LobbyError(LOBBY_UNKNOWN_BOT, "every roster bot is in this room")
             persona = free[secrets.randbelow(len(free))]
         return Member(player_id=persona.player_id, name=persona.name, bot=True, style=persona.style)
 
@@ -357,40 +267,20 @@ class Lobby:
 
             def change(r: Room) -> Room:
                 if not self._wants_bots(r, now):
-                    raise LobbyError("lobby/nothing_to_do", "room changed meanwhile")
+                    raise _NothingToDo
                 while r.free_seats > 0:
                     r = rooms.fill_with_bot(r, self._pick_bot(r, None))
                 return r
 
             try:
                 _, after = await self.store.change_room(room.room_id, change)
-            except LobbyError:
+            except (LobbyError, _NothingToDo):
                 continue
             assert after is not None
             filled += 1
-            await self._publish("room_changed", after)
+            await self.events.publish("room_changed", room.room_id, after=after)
             log.info("room_filled_with_bots", room_id=room.room_id)
         return filled
-
-    async def reopen_stuck_starts(self) -> int:
-        """Reopen rooms whose start never finished (the instance starting them died).
-        Starting again is safe: the table id is derived from the room, so creating the
-        table twice returns the same table."""
-        now = self.clock()
-        reopened = 0
-        limit = self.settings.table_create_timeout_seconds * 3
-        for room in await self.store.all_rooms():
-            if room.status != "starting" or now - (room.starting_since or now) < limit:
-                continue
-            try:
-                _, after = await self.store.change_room(room.room_id, rooms.reopen)
-            except LobbyError:
-                continue
-            assert after is not None
-            reopened += 1
-            await self._publish("room_changed", after)
-            log.warning("stuck_start_reopened", room_id=room.room_id)
-        return reopened
 
     def _wants_bots(self, room: Room, now: float) -> bool:
         return (
@@ -401,37 +291,68 @@ class Lobby:
             and now - room.waiting_since >= self.settings.bot_fill_after_seconds
         )
 
-    async def run_bot_filler(self, stop: asyncio.Event) -> None:
+    async def run_background(self, stop: asyncio.Event) -> None:
+        """Fill waiting rooms and carry on unfinished starts, now and then every while."""
         while not stop.is_set():
             try:
+                await self.starter.resume_starts()
                 await self.fill_waiting_rooms()
-                await self.reopen_stuck_starts()
             except Exception:
-                log.exception("bot_fill_failed")
+                log.exception("lobby_sweep_failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.settings.fill_check_seconds)
 
     # games finishing, seats going out (GAMES stream) ---------------------------------
 
-    async def on_game_finished(self, event: FinishedGame) -> None:
-        for seat in event.seats:
-            if not seat.bot:
-                await self.store.release(seat.player_id, table_id=event.table_id)
-        if event.room_id and await self.store.delete_room(event.room_id):
-            await self._publish_closed(event.room_id)
+    async def on_game_finished(self, event: GameFinished) -> None:
+        """Free the game's humans and close its room, if it is the game the room started."""
+        found = await self.store.get_room(event.room_id) if event.room_id else None
+        if found is None:
+            await self._free_orphans(event)
+            return
+        room = found[0]
+        reason = _mismatch(room, event)
+        if reason is not None:
+            self.games_ignored.labels(reason).inc()
+            log.warning(
+                "game_finished_ignored_mismatch",
+                reason=reason,
+                table_id=event.table_id,
+                room_id=room.room_id,
+                room_table_id=room.table_id,
+            )
+            return
+        for member in room.humans:
+            await self.store.release(member.player_id, room_id=room.room_id)
+        closed = await self.store.delete_room(room.room_id)
+        if closed is not None:
+            await self.events.publish("room_closed", room.room_id, after=None, before=closed)
         log.info("game_finished_players_freed", table_id=event.table_id)
 
-    async def on_seat_out(self, event: SeatGone) -> None:
+    async def _free_orphans(self, event: GameFinished) -> None:
+        """The room is gone (a redelivery, or a finished game whose room closed before):
+        free only slots that still point at this table and whose room no longer exists."""
+        for seat in event.seats:
+            found = None if seat.bot else await self.store.get_claim(seat.player_id)
+            if found is None or found[0].table_id != event.table_id:
+                continue
+            if await self.store.get_room(found[0].room_id) is None:
+                await self.store.release(seat.player_id, table_id=event.table_id)
+
+    async def on_seat_out(self, event: SeatOut) -> None:
+        # Only a slot that points at this very table is freed (a forged seat_out must name
+        # the player's real table; NATS permissions keep others from publishing at all).
         await self.store.release(event.player_id, table_id=event.table_id)
 
     async def on_games_message(self, subject: str, data: bytes) -> None:
         try:
-            if subject.endswith(".finished"):
-                await self.on_game_finished(FinishedGame.model_validate_json(data))
-            elif subject.endswith(".seat_out"):
-                await self.on_seat_out(SeatGone.model_validate_json(data))
-        except ValidationError as exc:
-            log.error("games_message_unreadable", subject=subject, error=str(exc))
+            if subject == GAME_FINISHED:
+                await self.on_game_finished(GameFinished.model_validate_json(data))
+            elif subject == GAME_SEAT_OUT:
+                await self.on_seat_out(SeatOut.model_validate_json(data))
+        except (ValueError, ContractError) as exc:  # pydantic's ValidationError is a ValueError
+            self.games_ignored.labels("unreadable").inc()
+            log.error("games_message_unreadable", subject=subject, error=str(exc)[:500])
 
     # helpers -------------------------------------------------------------------------
 
@@ -444,12 +365,12 @@ class Lobby:
         found = await self.store.get_room(claim.room_id)
         return found is None or found[0].member(claim.player_id) is None
 
-    async def _publish(self, kind: LobbyEventType, room: Room, table_id: str | None = None) -> None:
-        event = LobbyEvent(
-            type=kind, room_id=room.room_id, room=room.public_dict(), table_id=table_id
-        )
-        await self.nc.publish(LOBBY_EVENTS, encode(event), headers=inject_headers())
 
-    async def _publish_closed(self, room_id: str) -> None:
-        event = LobbyEvent(type="room_closed", room_id=room_id, room=None)
-        await self.nc.publish(LOBBY_EVENTS, encode(event), headers=inject_headers())
+def _mismatch(room: Room, event: GameFinished) -> str | None:
+    """Why ``event`` is not the end of the game ``room`` started, or None when it is."""
+    if room.status != "started" or room.table_id != event.table_id:
+        return "table_mismatch"
+    seats = [(s.player_id, s.bot) for s in sorted(event.seats, key=lambda s: s.seat)]
+    if seats != [(m.player_id, m.bot) for m in room.members]:
+        return "seats_mismatch"
+    return None

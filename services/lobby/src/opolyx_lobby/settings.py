@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from opolyx_service.settings import ServiceSettings
 from pydantic import BaseModel, Field
 
@@ -20,6 +22,14 @@ class LobbySection(BaseModel):
     """How long starting a game waits for the table service to create the table."""
     claim_grace_seconds: float = Field(default=10.0, ge=0)
     """A player's slot pointing at a room that does not seat them is stale after this long."""
+    start_resume_after_seconds: float = Field(default=6.0, ge=0)
+    """A start still "starting" after this long is carried on by whichever instance sees it
+    (its own instance may have died); keep it above the table create timeout."""
+    fault_stop_at: (
+        Literal["marked_starting", "table_created", "room_started", "players_seated"] | None
+    ) = None
+    """Tests only: the process stops itself (SIGSTOP) on reaching this step of a start, so
+    a crash test can kill it exactly there. Never set it in production."""
     games_durable: str = "lobby"
     """Durable consumer name on the GAMES stream (shared by every lobby instance)."""
 

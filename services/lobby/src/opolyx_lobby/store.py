@@ -21,11 +21,13 @@ from nats.js.errors import (
     NoKeysError,
 )
 from nats.js.kv import KeyValue
+from opolyx_contracts.lobby import LOBBY_ALREADY_IN_GAME, LOBBY_BUSY, LOBBY_UNKNOWN_ROOM
 from opolyx_contracts.subjects import ACTIVE_GAMES_BUCKET, ROOMS_BUCKET
 from opolyx_service.connection import ensure_kv
 from pydantic import BaseModel, ConfigDict
 
-from opolyx_lobby.rooms import LobbyError, Room
+from opolyx_lobby.errors import LobbyError
+from opolyx_lobby.rooms import Room
 
 __all__ = ["Claim", "LobbyStore", "player_key"]
 
@@ -77,7 +79,7 @@ class LobbyStore:
     async def require_room(self, room_id: str) -> tuple[Room, int]:
         found = await self.get_room(room_id)
         if found is None:
-            raise LobbyError("lobby/unknown_room", f"no room {room_id!r}: it may have closed")
+            raise LobbyError(LOBBY_UNKNOWN_ROOM, f"no room {room_id!r}: it may have closed")
         return found
 
     async def insert_room(self, room: Room) -> None:
@@ -93,6 +95,8 @@ class LobbyStore:
         for _ in range(CAS_ATTEMPTS):
             before, revision = await self.require_room(room_id)
             after = change(before)
+            if after is before:
+                return before, after  # nothing to write
             try:
                 if after is None:
                     await _delete(self.rooms, room_id, revision)
@@ -101,7 +105,7 @@ class LobbyStore:
             except KeyWrongLastSequenceError:
                 continue
             return before, after
-        raise LobbyError("lobby/busy", "the room is changing too fast; try again")
+        raise LobbyError(LOBBY_BUSY, "the room is changing too fast; try again")
 
     async def all_rooms(self) -> list[Room]:
         try:
@@ -115,15 +119,16 @@ class LobbyStore:
                 rooms.append(found[0])
         return rooms
 
-    async def delete_room(self, room_id: str) -> bool:
+    async def delete_room(self, room_id: str) -> Room | None:
+        """Delete the room; returns it as it was, or None when it was gone or changing."""
         found = await self.get_room(room_id)
         if found is None:
-            return False
+            return None
         try:
             await _delete(self.rooms, room_id, found[1])
         except KeyWrongLastSequenceError:
-            return False
-        return True
+            return None
+        return found[0]
 
     # claims (R21) --------------------------------------------------------------------
 
@@ -160,7 +165,7 @@ class LobbyStore:
             if not await is_stale(held):
                 where = f"game {held.table_id}" if held.table_id else f"room {held.room_id}"
                 raise LobbyError(
-                    "lobby/already_in_game",
+                    LOBBY_ALREADY_IN_GAME,
                     f"you are already in {where}; leave it or finish it first",
                 )
             try:
@@ -168,7 +173,7 @@ class LobbyStore:
                 return
             except KeyWrongLastSequenceError:
                 continue
-        raise LobbyError("lobby/busy", "your account is changing too fast; try again")
+        raise LobbyError(LOBBY_BUSY, "your account is changing too fast; try again")
 
     async def release(
         self, player_id: str, *, room_id: str | None = None, table_id: str | None = None
