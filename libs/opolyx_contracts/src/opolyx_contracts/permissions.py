@@ -1,0 +1,386 @@
+"""Who may publish and subscribe where on NATS: one role per service (ARCHITECTURE.md, "Who may
+do what on NATS"). The one place the rules are written; built only from `subjects`.
+
+`opolyx_service.nats_server_config` renders these roles into the server's authorization block
+(`make run` and the test harness); docs/NATS_PERMISSIONS.md is `permissions_markdown()`.
+
+Every role gets its own reply inbox, `_INBOX.<role>.>`, so no service can read another's
+replies; a client of a role connects with that inbox prefix (`inbox_prefix`). JetStream is
+reached through its API subjects (`$JS.API.…`), which are granted per stream and per bucket.
+
+What NATS cannot check is left to the receiver: which seat a bot acts for, which player the
+gateway speaks for, and where a reply subject points (a responder answers only to `_INBOX.`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from opolyx_contracts.subjects import (
+    ACTIVE_GAMES_BUCKET,
+    BOTS_DECIDE,
+    CHAT_POSTS_ANY,
+    CHAT_STREAM,
+    CHAT_STREAM_SUBJECTS,
+    GAMES_STREAM,
+    GAMES_STREAM_SUBJECTS,
+    GATEWAY_PLAYERS_BUCKET,
+    LOBBY_CMD,
+    LOBBY_EVENTS,
+    PROGRESSION_ANY,
+    ROOMS_BUCKET,
+    TABLE_COMMANDS_ANY,
+    TABLE_CREATE,
+    TABLE_EVENTS_STREAM,
+    TABLE_EVENTS_SUBJECTS,
+    TABLE_LEASES_BUCKET,
+    TABLE_PARTITION_CREATE_ANY,
+    TABLE_PARTITIONS_ANY,
+    TABLE_VIEWS_ANY,
+    TABLES_BUCKET,
+    progression,
+    table_update_wildcard,
+)
+
+__all__ = [
+    "ADMIN",
+    "ROLES",
+    "SERVICE_ROLES",
+    "Grant",
+    "Role",
+    "inbox_prefix",
+    "kv_bucket",
+    "permissions_markdown",
+    "stream_declare",
+    "stream_read",
+]
+
+INBOX_ROOT = "_INBOX"
+
+
+def inbox_prefix(role: str) -> str:
+    """The reply-inbox prefix a connection of `role` must use (nats-py `inbox_prefix`)."""
+    return f"{INBOX_ROOT}.{role}"
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What a role may do for one purpose: one row of the permission table.
+
+    `publish`/`subscribe` are the application's own subjects; `jetstream` the JetStream API
+    and acknowledgement subjects (published) that reading or writing a stream or bucket needs.
+    """
+
+    purpose: str
+    publish: tuple[str, ...] = ()
+    subscribe: tuple[str, ...] = ()
+    jetstream: tuple[str, ...] = ()
+
+    def __add__(self, other: Grant) -> Grant:
+        return Grant(
+            self.purpose,
+            self.publish + other.publish,
+            self.subscribe + other.subscribe,
+            self.jetstream + other.jetstream,
+        )
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str
+    summary: str
+    grants: tuple[Grant, ...]
+    responds: bool = False
+    """Answers requests: may publish one reply to the reply subject of a message it received."""
+
+    @property
+    def inbox_prefix(self) -> str:
+        return inbox_prefix(self.name)
+
+    @property
+    def publish(self) -> tuple[str, ...]:
+        """The publish allow list, in table order, without repeats."""
+        return _unique(s for g in self.grants for s in (*g.publish, *g.jetstream))
+
+    @property
+    def subscribe(self) -> tuple[str, ...]:
+        """The subscribe allow list: the grants plus the role's own reply inbox."""
+        return _unique([*(s for g in self.grants for s in g.subscribe), f"{self.inbox_prefix}.>"])
+
+
+def _unique(subjects: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(subjects))
+
+
+# --- JetStream building blocks -------------------------------------------------------------
+
+_API = "$JS.API"
+
+
+def stream_read(stream: str) -> Grant:
+    """Read a stream: its info, consumers (ordered, ephemeral or durable, push or pull),
+    direct and stored-message gets, acks and flow-control replies."""
+    return Grant(
+        f"read stream `{stream}`",
+        jetstream=(
+            f"{_API}.STREAM.NAMES",  # a subscribe without `stream=` looks the stream up
+            f"{_API}.STREAM.INFO.{stream}",
+            f"{_API}.CONSUMER.CREATE.{stream}",
+            f"{_API}.CONSUMER.CREATE.{stream}.>",
+            f"{_API}.CONSUMER.DURABLE.CREATE.{stream}.>",
+            f"{_API}.CONSUMER.INFO.{stream}.>",
+            f"{_API}.CONSUMER.DELETE.{stream}.>",
+            f"{_API}.CONSUMER.MSG.NEXT.{stream}.>",
+            f"{_API}.STREAM.MSG.GET.{stream}",
+            f"{_API}.DIRECT.GET.{stream}",
+            f"{_API}.DIRECT.GET.{stream}.>",
+            f"$JS.ACK.{stream}.>",
+            f"$JS.FC.{stream}.>",
+        ),
+    )
+
+
+def stream_declare(stream: str, *, update: bool = True) -> Grant:
+    """Create a stream (and, with `update`, bring its configuration up to date)."""
+    subjects = [f"{_API}.STREAM.CREATE.{stream}"]
+    if update:
+        subjects.append(f"{_API}.STREAM.UPDATE.{stream}")
+    return Grant(f"declare stream `{stream}`", jetstream=tuple(subjects))
+
+
+def kv_bucket(bucket: str, *, write: bool) -> Grant:
+    """A KV bucket is stream `KV_<bucket>`; writing is publishing to `$KV.<bucket>.<key>`."""
+    stream = f"KV_{bucket}"
+    grant = stream_read(stream)
+    if not write:
+        return Grant(f"read bucket `{bucket}`", jetstream=grant.jetstream)
+    return Grant(
+        f"read and write bucket `{bucket}`",
+        jetstream=(*grant.jetstream, *stream_declare(stream).jetstream, f"$KV.{bucket}.>"),
+    )
+
+
+def _stream(purpose: str, stream: str, *, write: tuple[str, ...] = (), declare: bool) -> Grant:
+    grant = Grant(purpose, publish=write) + stream_read(stream)
+    if declare:
+        grant = grant + stream_declare(stream)
+    return grant
+
+
+# --- the roles -----------------------------------------------------------------------------
+
+TABLE = Role(
+    "table",
+    "owns every running game: the only writer of table events, GAMES and the table buckets",
+    (
+        Grant("serve table creates", subscribe=(TABLE_CREATE,)),
+        Grant(
+            "serve the commands, views and creates of its partitions",
+            publish=(TABLE_PARTITION_CREATE_ANY,),
+            subscribe=(TABLE_PARTITIONS_ANY,),
+        ),
+        _stream(
+            f"write table events (stream `{TABLE_EVENTS_STREAM}`)",
+            TABLE_EVENTS_STREAM,
+            write=(TABLE_EVENTS_SUBJECTS,),
+            declare=True,
+        ),
+        Grant("publish live table updates", publish=(table_update_wildcard(),)),
+        _stream(
+            f"announce finished games and seats out (stream `{GAMES_STREAM}`)",
+            GAMES_STREAM,
+            write=(GAMES_STREAM_SUBJECTS,),
+            declare=True,
+        ),
+        Grant("ask bots for decisions", publish=(BOTS_DECIDE,)),
+        kv_bucket(TABLES_BUCKET, write=True),
+        kv_bucket(TABLE_LEASES_BUCKET, write=True),
+    ),
+    responds=True,
+)
+
+GATEWAY = Role(
+    "gateway",
+    "holds the players' sockets: the only sender of player commands, it alone asserts identity",
+    (
+        Grant(
+            "send player commands, read table views",
+            publish=(TABLE_COMMANDS_ANY, TABLE_VIEWS_ANY),
+        ),
+        Grant("send lobby commands", publish=(LOBBY_CMD,)),
+        Grant("follow lobby events", subscribe=(LOBBY_EVENTS,)),
+        Grant("follow live table updates", subscribe=(table_update_wildcard(),))
+        + stream_read(TABLE_EVENTS_STREAM),
+        Grant(
+            "post chat, follow chat messages",
+            publish=(CHAT_POSTS_ANY,),
+            subscribe=(CHAT_STREAM_SUBJECTS,),
+        )
+        + stream_read(CHAT_STREAM),
+        Grant("ask progression", publish=(PROGRESSION_ANY,)),
+        kv_bucket(GATEWAY_PLAYERS_BUCKET, write=True),
+    ),
+)
+
+LOBBY = Role(
+    "lobby",
+    "rooms and seats: answers lobby commands, creates tables, frees players when games end",
+    (
+        Grant("answer lobby commands", subscribe=(LOBBY_CMD,)),
+        Grant("publish lobby events", publish=(LOBBY_EVENTS,)),
+        Grant("create tables", publish=(TABLE_CREATE,)),
+        Grant("ask progression for boosts", publish=(progression("boosts"),)),
+        # Creates GAMES when it starts before any table instance, never reconfigures it.
+        Grant(f"read `{GAMES_STREAM}` (durable consumer)")
+        + stream_read(GAMES_STREAM)
+        + stream_declare(GAMES_STREAM, update=False),
+        kv_bucket(ROOMS_BUCKET, write=True),
+        kv_bucket(ACTIVE_GAMES_BUCKET, write=True),
+    ),
+    responds=True,
+)
+
+BOTS = Role(
+    "bots",
+    "bot workers: take decision requests, send commands (the table checks they are for bot seats)",
+    (
+        Grant("take decision requests (queue group)", subscribe=(BOTS_DECIDE,)),
+        Grant("send commands for bot seats", publish=(TABLE_COMMANDS_ANY,)),
+    ),
+)
+
+CHAT = Role(
+    "chat",
+    "table, room and lobby chat: takes posts, keeps the bounded history",
+    (
+        Grant("answer chat posts", subscribe=(CHAT_POSTS_ANY,)),
+        _stream(
+            f"publish chat messages (stream `{CHAT_STREAM}`)",
+            CHAT_STREAM,
+            write=(CHAT_STREAM_SUBJECTS,),
+            declare=True,
+        ),
+    ),
+    responds=True,
+)
+
+PROGRESSION = Role(
+    "progression",
+    "XP, levels, cards, missions: answers queries, credits finished games from GAMES",
+    (
+        Grant("answer progression queries", subscribe=(PROGRESSION_ANY,)),
+        Grant(f"read `{GAMES_STREAM}` (durable consumer)")
+        + stream_read(GAMES_STREAM)
+        + stream_declare(GAMES_STREAM, update=False),
+    ),
+    responds=True,
+)
+
+ADMIN = Role(
+    "admin",
+    "the test harness and operators only (set-up, inspection); never given to a service",
+    (Grant("everything", publish=(">",), subscribe=(">",)),),
+    responds=True,
+)
+
+SERVICE_ROLES: tuple[Role, ...] = (TABLE, GATEWAY, LOBBY, BOTS, CHAT, PROGRESSION)
+ROLES: dict[str, Role] = {role.name: role for role in (*SERVICE_ROLES, ADMIN)}
+
+
+# --- the document --------------------------------------------------------------------------
+
+
+def _code(subjects: tuple[str, ...]) -> str:
+    return "<br>".join(f"`{s}`" for s in subjects) or "-"
+
+
+def permissions_markdown() -> str:
+    """docs/NATS_PERMISSIONS.md (a test keeps the file equal to this)."""
+    lines = [
+        "# Who may do what on NATS",
+        "",
+        "Generated from `libs/opolyx_contracts/src/opolyx_contracts/permissions.py` (the one",
+        "place the rules live; `tests` fail when this file and the code differ). Regenerate with",
+        "`python -m opolyx_contracts.permissions > docs/NATS_PERMISSIONS.md`.",
+        "",
+        "Every service connects as its own user and may publish and subscribe only where this",
+        "table says; the nats-server refuses the rest (a permissions violation). Every role also",
+        "subscribes to its own reply inbox `_INBOX.<role>.>` (connections set that inbox prefix),",
+        "so no service reads another's replies. JetStream access is granted through the API",
+        "subjects of each stream or bucket only (listed per role below).",
+        "",
+        "| role | what for | publish | subscribe | JetStream API (below) |",
+        "|---|---|---|---|---|",
+    ]
+    for role in ROLES.values():
+        for grant in role.grants:
+            lines.append(
+                f"| {role.name} | {grant.purpose} | {_code(grant.publish)} "
+                f"| {_code(grant.subscribe)} | {'yes' if grant.jetstream else '-'} |"
+            )
+        replies = "answers requests (one reply per request received)" if role.responds else ""
+        lines.append(
+            f"| {role.name} | replies{': ' + replies if replies else ''} | - "
+            f"| `{role.inbox_prefix}.>` | - |"
+        )
+    lines += [
+        "",
+        "## Roles",
+        "",
+    ]
+    for role in ROLES.values():
+        lines += [
+            f"### {role.name}",
+            "",
+            f"{role.summary[0].upper()}{role.summary[1:]}.",
+            "",
+            f"Responds to requests: {'yes' if role.responds else 'no'}.",
+            "",
+            "Publish:",
+            *(f"- `{s}`" for s in role.publish),
+            "",
+            "Subscribe:",
+            *(f"- `{s}`" for s in role.subscribe),
+            "",
+        ]
+    lines += [
+        "## What NATS cannot check (the receiving service must)",
+        "",
+        "- **Bots act only for bot seats.** The bots role may send commands to any table's",
+        "  command subject; NATS cannot see which seat a command is for. The table service must",
+        "  accept a command from a bot connection only for a bot seat (and from the gateway only",
+        "  for the seat of the player the gateway vouches for).",
+        "- **Identity.** Only the gateway may send player commands and lobby commands, so a",
+        "  `player_id` on those subjects was set by the gateway; it is still the table's and the",
+        "  lobby's job to check that player owns the seat or room it acts for.",
+        "- **Reply subjects.** A responder may publish one reply to whatever reply subject a",
+        "  request names. A sender could name another service's subject (for example",
+        "  `opolyx.game.finished`) and make the responder publish there with its own rights:",
+        "  responders must answer only reply subjects under `_INBOX.`.",
+        "- **Consumers on readable streams.** A role that may read a stream may create consumers",
+        "  on it (and delete consumers there, including another instance's); their deliveries",
+        "  carry the stored messages only, never new content.",
+        "",
+        "## Credentials",
+        "",
+        "- `make run` writes the server configuration and one password file per role under its",
+        "  data folder (`.run/nats-auth/`) the first time, and starts each service with",
+        "  `OPOLYX_NATS__USER` and `OPOLYX_NATS__PASSWORD_FILE` of its own role.",
+        "- The test harness does the same in each test's temporary folder: `nats_server.url`",
+        "  is the admin's (everything allowed, for set-up and inspection),",
+        "  `nats_server.url_for(role)` carries a role's credentials; services started by tests",
+        "  use that.",
+        "- Production: `OPOLYX_NATS__USER` with `OPOLYX_NATS__PASSWORD` (a Secret) or",
+        "  `OPOLYX_NATS__PASSWORD_FILE`, or `OPOLYX_NATS__CREDS_FILE` or",
+        "  `OPOLYX_NATS__NKEY_SEED_FILE` (these two need the `nkeys` package); TLS with",
+        "  `OPOLYX_NATS__TLS_CA_FILE`, `OPOLYX_NATS__TLS_CERT_FILE`, `OPOLYX_NATS__TLS_KEY_FILE`.",
+        "  The reply inbox follows the user name (`_INBOX.<user>`);",
+        "  with creds or nkeys set `OPOLYX_NATS__INBOX_PREFIX=_INBOX.<role>`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(permissions_markdown(), end="")

@@ -1,0 +1,146 @@
+"""A nats-server configuration with one user per role and the credentials that go with it.
+
+The roles and their allow lists come from `opolyx_contracts.permissions`; this module only
+renders them for the server and keeps one random password per role in a folder:
+
+    setup = write_nats_auth(data_dir / "nats-auth")
+    # nats-server -c setup.config_path -js ...
+    env = setup.env_for("table")  # OPOLYX_NATS__USER / OPOLYX_NATS__PASSWORD_FILE
+
+`make run` (scripts/run_local.py) and the test harness (opolyx_testing.nats_server) both call
+`write_nats_auth`, so what runs locally is what the tests run against. Production deployments
+bring their own server configuration and hand each service its credentials as a Secret.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from opolyx_contracts.permissions import ROLES, Role
+
+__all__ = [
+    "CONFIG_NAME",
+    "NatsAuthSetup",
+    "ensure_passwords",
+    "render_server_config",
+    "url_with_credentials",
+    "write_nats_auth",
+]
+
+CONFIG_NAME = "nats-server.conf"
+
+
+def ensure_passwords(directory: Path, roles: Iterable[str]) -> dict[str, str]:
+    """One password per role in `<directory>/<role>.password` (0600), made once and kept."""
+    directory.mkdir(parents=True, exist_ok=True)
+    directory.chmod(0o700)
+    passwords: dict[str, str] = {}
+    for role in roles:
+        path = directory / f"{role}.password"
+        if not path.exists():
+            # O_EXCL: two processes setting up the same folder never overwrite each other.
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                pass
+            else:
+                with os.fdopen(fd, "w") as out:
+                    out.write(secrets.token_urlsafe(32))
+        passwords[role] = path.read_text().strip()
+    return passwords
+
+
+def _user(role: Role, password: str) -> dict[str, Any]:
+    permissions: dict[str, Any] = {
+        "publish": {"allow": list(role.publish)},
+        "subscribe": {"allow": list(role.subscribe)},
+    }
+    if role.responds:
+        # One reply per request received, within a minute.
+        permissions["allow_responses"] = {"max": 1, "expires": "1m"}
+    return {"user": role.name, "password": password, "permissions": permissions}
+
+
+def render_server_config(
+    passwords: Mapping[str, str],
+    roles: Mapping[str, Role] = ROLES,
+    *,
+    store_dir: Path | None = None,
+) -> str:
+    """The server's configuration (JSON, which nats-server reads as its own format).
+
+    Listening address and port stay on the command line (`-a`, `-p`), so one file serves a
+    local process and a container alike. With `store_dir`, JetStream is enabled there.
+    """
+    config: dict[str, Any] = {
+        "authorization": {
+            "users": [_user(roles[name], password) for name, password in passwords.items()]
+        }
+    }
+    if store_dir is not None:
+        config["jetstream"] = {"store_dir": str(store_dir)}
+    return json.dumps(config, indent=2) + "\n"
+
+
+def url_with_credentials(url: str, user: str, password: str) -> str:
+    """`nats://host:port` with `user:password@` in it (nats-py reads them from the URL)."""
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{host}"
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme or "nats", netloc, parts.path, parts.query, parts.fragment))
+
+
+@dataclass(frozen=True)
+class NatsAuthSetup:
+    """The files written for one server: its configuration and a password file per role."""
+
+    directory: Path
+    config_path: Path
+    passwords: dict[str, str] = field(repr=False)
+
+    def password_file(self, role: str) -> Path:
+        self._check(role)
+        return self.directory / f"{role}.password"
+
+    def url_for(self, role: str, url: str) -> str:
+        """The server `url` with `role`'s credentials in it."""
+        self._check(role)
+        return url_with_credentials(url, role, self.passwords[role])
+
+    def env_for(self, role: str) -> dict[str, str]:
+        """Environment for a service of `role` (the URL is set separately)."""
+        return {
+            "OPOLYX_NATS__USER": role,
+            "OPOLYX_NATS__PASSWORD_FILE": str(self.password_file(role)),
+        }
+
+    def _check(self, role: str) -> None:
+        if role not in self.passwords:
+            raise KeyError(f"no NATS role {role!r}; roles: {', '.join(self.passwords)}")
+
+
+def write_nats_auth(
+    directory: Path,
+    roles: Mapping[str, Role] = ROLES,
+    *,
+    store_dir: Path | None = None,
+) -> NatsAuthSetup:
+    """Write (or refresh) the server configuration; passwords already there are kept."""
+    passwords = ensure_passwords(directory, roles)
+    config_path = directory / CONFIG_NAME
+    text = render_server_config(passwords, roles, store_dir=store_dir)
+    tmp = config_path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    tmp.replace(config_path)
+    return NatsAuthSetup(directory, config_path, passwords)
