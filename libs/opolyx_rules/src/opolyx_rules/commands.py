@@ -86,6 +86,16 @@ class Teleport(NamedTuple):
     square: int
 
 
+class Terms(NamedTuple):
+    """What a trade moves (R10): the proposer gives cash and squares and takes cash and
+    squares from the receiver. The one value type of a trade's terms."""
+
+    give_cash: int = 0
+    give_squares: tuple[int, ...] = ()
+    take_cash: int = 0
+    take_squares: tuple[int, ...] = ()
+
+
 class OfferTrade(NamedTuple):
     seat: int
     to: int
@@ -93,6 +103,10 @@ class OfferTrade(NamedTuple):
     give_squares: tuple[int, ...] = ()
     take_cash: int = 0
     take_squares: tuple[int, ...] = ()
+
+    @property
+    def terms(self) -> Terms:
+        return Terms(self.give_cash, self.give_squares, self.take_cash, self.take_squares)
 
 
 class AcceptOffer(NamedTuple):

@@ -8,13 +8,13 @@ stable code; the state passed in is never changed.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import auction, management, payment, trade, turn
-from .assets import liquidation_value, unmortgage_cost
-from .board import BOARD_SIZE, PROPERTY_SLOT, SQUARES
+from . import auction, payment, trade, turn
+from .assets import unmortgage_cost
+from .board import PROPERTY_SLOT, SQUARES
 from .commands import (
     AcceptOffer,
     Bid,
@@ -55,6 +55,7 @@ from .events import (
     TurnSkipped,
 )
 from .evolve import apply_in_place
+from .guards import GUARDS, Guard
 from .modes import ModeConfig, get_mode
 from .rng import randbelow, seed_state
 from .state import (
@@ -65,12 +66,12 @@ from .state import (
     BuyPending,
     JackpotPending,
     PaymentPending,
-    Pending,
     RollPending,
     Script,
     SeatState,
     State,
     TeleportPending,
+    Then,
     freeze,
     initial_props,
     thaw,
@@ -201,20 +202,87 @@ def replay(initial: State, events: Iterable[Event]) -> State:
     return freeze(s)
 
 
-def _require(error: RulesError | None) -> None:
-    if error is not None:
-        raise error
+# -- what each accepted command does (its guard in ``guards`` has passed) ----------------
 
 
-def _pending_for(ctx: Ctx, seat: int, kind: type[Pending], what: str) -> Any:
-    pending = ctx.s.pending
-    if isinstance(pending, kind) and pending.seat == seat:
-        return pending
-    if pending is None or pending.seat != seat:
-        raise RulesError("turn/not_your_turn", f"it is not your decision: cannot {what} now")
-    raise RulesError(
-        "turn/wrong_phase", f"cannot {what} now: the game waits for your {pending.kind} decision"
+def _pending(ctx: Ctx) -> Any:
+    return ctx.s.pending
+
+
+def _pay_bail(ctx: Ctx, seat: int) -> None:
+    bail = ctx.s.config.bail
+    payment.require(ctx, seat, bail, ((BANK, bail),), "bail", then=Then.ROLL)
+
+
+def _build(ctx: Ctx, seat: int, square: int) -> None:
+    ctx.emit(Transfer(seat, BANK, SQUARES[square].building_cost, "building"))
+    ctx.emit(BuildingBuilt(seat, square, ctx.s.props[PROPERTY_SLOT[square]].buildings + 1))
+
+
+def _unmortgage(ctx: Ctx, seat: int, square: int) -> None:
+    ctx.emit(Transfer(seat, BANK, unmortgage_cost(ctx.s.config, square), "unmortgage"))
+    ctx.emit(MortgageLifted(seat, square))
+
+
+def _offer(ctx: Ctx, *fields: Any) -> None:
+    command = OfferTrade(*fields)
+    s = ctx.s
+    terms = command.terms
+    ctx.emit(
+        OfferMade(
+            f"o{s.offers_made + 1}",
+            command.seat,
+            command.to,
+            *terms,
+            ctx.now + s.config.offer_seconds,
+        )
     )
+
+
+def _accept(ctx: Ctx, seat: int, offer_id: str) -> None:
+    offer = trade.find_offer(ctx.s, offer_id)
+    assert offer is not None
+    if offer.give_cash:
+        ctx.emit(Transfer(offer.frm, offer.to, offer.give_cash, "trade"))
+    if offer.take_cash:
+        ctx.emit(Transfer(offer.to, offer.frm, offer.take_cash, "trade"))
+    for square in offer.give_squares:
+        ctx.emit(PropertyTransferred(offer.frm, offer.to, square))
+    for square in offer.take_squares:
+        ctx.emit(PropertyTransferred(offer.to, offer.frm, square))
+    ctx.emit(OfferClosed(offer_id, "accepted"))
+
+
+Action = Callable[..., None]
+
+#: every seat command: what it does once its guard (``guards.GUARDS``) has passed
+ACTIONS: dict[type[Any], Action] = {
+    Roll: turn.roll,
+    PayBail: _pay_bail,
+    Buy: lambda ctx, seat: turn.buy(ctx, seat, _pending(ctx).square),
+    Decline: lambda ctx, seat: turn.decline(ctx, seat, _pending(ctx).square, automatic=False),
+    Bid: auction.bid,
+    Pass: lambda ctx, seat: auction.pass_(ctx, seat, automatic=False),
+    Build: _build,
+    Sell: payment.sell_building,
+    Mortgage: payment.mortgage,
+    Unmortgage: _unmortgage,
+    Pay: lambda ctx, seat: payment.pay(ctx, _pending(ctx)),
+    DeclareBankruptcy: lambda ctx, seat: payment.bankrupt(ctx, _pending(ctx)),
+    Resign: payment.resign,
+    JackpotBet: lambda ctx, seat, numbers: turn.play_jackpot(ctx, seat, tuple(sorted(numbers))),
+    JackpotDecline: lambda ctx, seat: turn.decline_jackpot(ctx, seat, automatic=False),
+    ChooseBus: turn.choose_bus,
+    Teleport: turn.teleport,
+    OfferTrade: _offer,
+    AcceptOffer: _accept,
+    RejectOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed(offer, "rejected")),
+    CancelOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed(offer, "cancelled")),
+}
+assert set(ACTIONS) == set(GUARDS), "every command needs a guard and an action"
+_RULES: dict[type[Any], tuple[Guard, Action]] = {
+    kind: (GUARDS[kind], action) for kind, action in ACTIONS.items()
+}
 
 
 def _dispatch(ctx: Ctx, command: Command) -> None:
@@ -224,154 +292,22 @@ def _dispatch(ctx: Ctx, command: Command) -> None:
     if isinstance(command, Timeout):
         _timeout(ctx)
         return
+    rule = _RULES.get(type(command))
+    if rule is None:
+        raise RulesError("command/unknown_type", f"unknown command {command!r}")
     seat = command.seat
     if not 0 <= seat < len(s.seats):
         raise RulesError("seat/unknown", f"there is no seat {seat} at this table")
-    if s.seats[seat].out:
+    st = s.seats[seat]
+    if st.out:
         raise RulesError("seat/out", f"seat {seat} is out of the game")
-    if s.seats[seat].missed_turns:
+    guard, action = rule
+    refusal = guard(s, *command)
+    if refusal is not None:
+        raise refusal.error()
+    if st.missed_turns:
         ctx.emit(SeatActed(seat))
-    match command:
-        case Roll():
-            _pending_for(ctx, seat, RollPending, "roll")
-            turn.roll(ctx, seat)
-        case PayBail():
-            _pending_for(ctx, seat, RollPending, "pay bail")
-            if not s.seats[seat].in_jail:
-                raise RulesError("jail/not_in_jail", "you are not in jail")
-            bail = s.config.bail
-            if s.seats[seat].cash < bail:
-                raise RulesError("funds/insufficient", f"bail is {bail}; roll for doubles")
-            payment.require(ctx, seat, bail, ((BANK, bail),), "bail", then="roll")
-        case Buy():
-            pending = _pending_for(ctx, seat, BuyPending, "buy")
-            price = SQUARES[pending.square].price
-            if s.seats[seat].cash < price:
-                raise RulesError("funds/insufficient", f"the price is {price}")
-            turn.buy(ctx, seat, pending.square)
-        case Decline():
-            pending = _pending_for(ctx, seat, BuyPending, "decline")
-            turn.decline(ctx, seat, pending.square, automatic=False)
-        case Bid():
-            pending = _pending_for(ctx, seat, AuctionPending, "bid")
-            if s.seats[seat].cash < pending.minimum:
-                raise RulesError("funds/insufficient", f"the minimum bid is {pending.minimum}")
-            auction.bid(ctx, seat)
-        case Pass():
-            _pending_for(ctx, seat, AuctionPending, "pass")
-            auction.pass_(ctx, seat, automatic=False)
-        case Build(_, square):
-            _require(management.check_build(s, seat, square))
-            ctx.emit(Transfer(seat, BANK, SQUARES[square].building_cost, "building"))
-            ctx.emit(BuildingBuilt(seat, square, s.props[PROPERTY_SLOT[square]].buildings + 1))
-        case Sell(_, square):
-            _require(management.check_sell(s, seat, square))
-            payment.sell_building(ctx, seat, square)
-        case Mortgage(_, square):
-            _require(management.check_mortgage(s, seat, square))
-            payment.mortgage(ctx, seat, square)
-        case Unmortgage(_, square):
-            _require(management.check_unmortgage(s, seat, square))
-            ctx.emit(Transfer(seat, BANK, unmortgage_cost(s.config, square), "unmortgage"))
-            ctx.emit(MortgageLifted(seat, square))
-        case Pay():
-            pending = _pending_for(ctx, seat, PaymentPending, "pay")
-            if s.seats[seat].cash < pending.amount:
-                raise RulesError(
-                    "funds/insufficient",
-                    f"you owe {pending.amount} but hold {s.seats[seat].cash}: "
-                    "sell buildings, mortgage or trade first",
-                )
-            payment.pay(ctx, pending)
-        case DeclareBankruptcy():
-            pending = _pending_for(ctx, seat, PaymentPending, "declare bankruptcy")
-            if liquidation_value(s, seat) >= pending.amount:
-                raise RulesError(
-                    "bankrupt/can_pay",
-                    "bankruptcy is offered only when selling and mortgaging everything "
-                    "would not cover the debt",
-                )
-            payment.bankrupt(ctx, pending)
-        case Resign():
-            payment.resign(ctx, seat)
-        case JackpotBet(_, numbers):
-            _pending_for(ctx, seat, JackpotPending, "bet at the Jackpot")
-            if (
-                not 1 <= len(numbers) <= 3
-                or len(set(numbers)) != len(numbers)
-                or any(not 1 <= n <= 6 for n in numbers)
-            ):
-                raise RulesError(
-                    "jackpot/bad_numbers", "choose one, two or three distinct numbers from 1 to 6"
-                )
-            turn.play_jackpot(ctx, seat, tuple(sorted(numbers)))
-        case JackpotDecline():
-            _pending_for(ctx, seat, JackpotPending, "decline the Jackpot")
-            turn.decline_jackpot(ctx, seat, automatic=False)
-        case ChooseBus(_, move):
-            _pending_for(ctx, seat, BusPending, "choose the Bus move")
-            if move not in ("sum", "first", "second"):
-                raise RulesError("bus/bad_move", "move must be 'sum', 'first' or 'second'")
-            turn.choose_bus(ctx, seat, move)
-        case Teleport(_, square):
-            _pending_for(ctx, seat, TeleportPending, "teleport")
-            if not 0 <= square < BOARD_SIZE:
-                raise RulesError("teleport/bad_square", f"square must be 0-{BOARD_SIZE - 1}")
-            turn.teleport(ctx, seat, square)
-        case OfferTrade():
-            _require(trade.check_offer(s, command))
-            offer_id = f"o{s.offers_made + 1}"
-            ctx.emit(
-                OfferMade(
-                    offer_id,
-                    seat,
-                    command.to,
-                    command.give_cash,
-                    command.give_squares,
-                    command.take_cash,
-                    command.take_squares,
-                    ctx.now + s.config.offer_seconds,
-                )
-            )
-        case AcceptOffer(_, offer_id):
-            offer = trade.find_offer(s, offer_id)
-            if offer is None:
-                raise RulesError("trade/not_open", f"offer {offer_id} is not open")
-            if offer.to != seat:
-                raise RulesError("trade/not_yours", f"offer {offer_id} was not made to you")
-            _require(
-                trade.check_offer_terms(
-                    s,
-                    offer.frm,
-                    offer.to,
-                    offer.give_cash,
-                    offer.give_squares,
-                    offer.take_cash,
-                    offer.take_squares,
-                )
-            )
-            if offer.give_cash:
-                ctx.emit(Transfer(offer.frm, offer.to, offer.give_cash, "trade"))
-            if offer.take_cash:
-                ctx.emit(Transfer(offer.to, offer.frm, offer.take_cash, "trade"))
-            for square in offer.give_squares:
-                ctx.emit(PropertyTransferred(offer.frm, offer.to, square))
-            for square in offer.take_squares:
-                ctx.emit(PropertyTransferred(offer.to, offer.frm, square))
-            ctx.emit(OfferClosed(offer_id, "accepted"))
-        case RejectOffer(_, offer_id) | CancelOffer(_, offer_id):
-            offer = trade.find_offer(s, offer_id)
-            if offer is None:
-                raise RulesError("trade/not_open", f"offer {offer_id} is not open")
-            rejecting = isinstance(command, RejectOffer)
-            if (offer.to if rejecting else offer.frm) != seat:
-                raise RulesError(
-                    "trade/not_yours",
-                    f"only the {'receiver' if rejecting else 'proposer'} can do that",
-                )
-            ctx.emit(OfferClosed(offer_id, "rejected" if rejecting else "cancelled"))
-        case _:
-            raise RulesError("command/unknown_type", f"unknown command {command!r}")
+    action(ctx, *command)
 
 
 def _timeout(ctx: Ctx) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .commands import Terms
+from .state import Then
 from .values import compare_by_type
 
 BANK = -1
@@ -112,8 +114,8 @@ class PaymentRequired(NamedTuple):
     creditors: tuple[tuple[int, int], ...]
     reason: str
     deadline: float
-    #: what follows once paid: "landed" | "roll" | "move" | "dice"
-    then: str
+    #: what follows once paid
+    then: Then
     steps: int
     #: further (debtor, amount, creditor) pauses waiting behind this one (card 6)
     queue: tuple[tuple[int, int, int], ...]
@@ -241,6 +243,10 @@ class OfferMade(NamedTuple):
     take_cash: int
     take_squares: tuple[int, ...]
     deadline: float
+
+    @property
+    def terms(self) -> Terms:
+        return Terms(self.give_cash, self.give_squares, self.take_cash, self.take_squares)
 
 
 class OfferClosed(NamedTuple):

@@ -74,6 +74,7 @@ from .state import (
     SeatState,
     State,
     TeleportPending,
+    Then,
     freeze,
     thaw,
 )
@@ -219,7 +220,7 @@ def _auction_ended(s: Draft, e: AuctionEnded) -> None:
 
 def _payment_required(s: Draft, e: PaymentRequired) -> None:
     s.pending = PaymentPending(
-        e.seat, e.deadline, e.amount, e.creditors, e.reason, e.then, e.steps, e.queue
+        e.seat, e.deadline, e.amount, e.creditors, e.reason, Then(e.then), e.steps, e.queue
     )
 
 

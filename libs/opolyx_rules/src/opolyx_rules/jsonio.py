@@ -25,6 +25,7 @@ from .state import (
     SeatState,
     State,
     TeleportPending,
+    Then,
 )
 
 _PENDING_CLASSES: dict[str, type[Pending]] = {
@@ -114,7 +115,7 @@ def _pending_from_json(d: dict[str, Any] | None) -> Pending | None:
             d["amount"],
             tuple((c[0], c[1]) for c in d["creditors"]),
             d["reason"],
-            d["then"],
+            Then(d["then"]),
             d["steps"],
             tuple((q[0], q[1], q[2]) for q in d["queue"]),
         )

@@ -1,5 +1,7 @@
 """``legal_commands(state, seat)``: every command the seat may send now.
 
+Built on the commands' own guards (``guards``, ``management``, ``trade``): a command is
+listed exactly when its guard passes, so ``legal_commands`` and ``decide`` never disagree.
 Trade *offers* are open-ended and not enumerated (``trade.can_offer`` tells whether the
 seat may propose now); accepting, rejecting and cancelling open offers are listed.
 Resigning is always possible for a seat still in the game and is listed last.
@@ -9,9 +11,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from . import management
-from .assets import liquidation_value
-from .board import BOARD_SIZE, PROPERTY_SLOT, PROPERTY_SQUARES, SQUARES
+from . import guards
+from .board import BOARD_SIZE, PROPERTY_SQUARES
 from .commands import (
     AcceptOffer,
     Bid,
@@ -35,6 +36,7 @@ from .commands import (
     Teleport,
     Unmortgage,
 )
+from .management import check_build, check_mortgage, check_sell, check_unmortgage, window
 from .state import (
     AuctionPending,
     BusPending,
@@ -45,7 +47,7 @@ from .state import (
     State,
     TeleportPending,
 )
-from .trade import check_offer_terms
+from .trade import check_answer, check_cancel
 
 JACKPOT_CHOICES: tuple[tuple[int, ...], ...] = tuple(
     combo for size in (1, 2, 3) for combo in combinations(range(1, 7), size)
@@ -57,53 +59,53 @@ def legal_commands(state: State, seat: int) -> list[Command]:
         return []
     out: list[Command] = []
     pending = state.pending
-    mine = pending is not None and pending.seat == seat
-    cash = state.seats[seat].cash
-    if mine and isinstance(pending, RollPending):
+    kind = type(pending) if pending is not None and pending.seat == seat else None
+    if kind is RollPending:
         out.append(Roll(seat))
-        if state.seats[seat].in_jail and cash >= state.config.bail:
+        if guards.check_pay_bail(state, seat) is None:
             out.append(PayBail(seat))
-    elif mine and isinstance(pending, BuyPending):
-        if cash >= SQUARES[pending.square].price:
+    elif kind is BuyPending:
+        if guards.check_buy(state, seat) is None:
             out.append(Buy(seat))
         out.append(Decline(seat))
-    elif mine and isinstance(pending, AuctionPending):
-        if cash >= pending.minimum:
+    elif kind is AuctionPending:
+        if guards.check_bid(state, seat) is None:
             out.append(Bid(seat))
         out.append(Pass(seat))
-    elif mine and isinstance(pending, PaymentPending):
-        if cash >= pending.amount:
+    elif kind is PaymentPending:
+        if guards.check_pay(state, seat) is None:
             out.append(Pay(seat))
-        elif liquidation_value(state, seat) < pending.amount:
+        elif guards.check_bankrupt(state, seat) is None:
             out.append(DeclareBankruptcy(seat))
-    elif mine and isinstance(pending, JackpotPending):
+    elif kind is JackpotPending:
         out.extend(JackpotBet(seat, numbers) for numbers in JACKPOT_CHOICES)
         out.append(JackpotDecline(seat))
-    elif mine and isinstance(pending, BusPending):
-        out.extend(ChooseBus(seat, move) for move in ("sum", "first", "second"))
-    elif mine and isinstance(pending, TeleportPending):
+    elif kind is BusPending:
+        out.extend(ChooseBus(seat, move) for move in guards.BUS_MOVES)
+    elif kind is TeleportPending:
         # Options run forward from the square the player stands on; the first is the
-        # one a timeout takes (R16).
+        # one a timeout takes (R16, R23.5).
         here = state.seats[seat].position
         out.extend(Teleport(seat, (here + k) % BOARD_SIZE) for k in range(BOARD_SIZE))
-    if management.window(state, seat) is not None:
-        owned = [sq for sq in PROPERTY_SQUARES if state.props[PROPERTY_SLOT[sq]].owner == seat]
-        for square in owned:
-            if management.check_build(state, seat, square) is None:
+    if window(state, seat) is not None:
+        for index, p in enumerate(state.props):
+            if p.owner != seat:
+                continue
+            square = PROPERTY_SQUARES[index]
+            if check_build(state, seat, square) is None:
                 out.append(Build(seat, square))
-            if management.check_sell(state, seat, square) is None:
+            if p.buildings and check_sell(state, seat, square) is None:
                 out.append(Sell(seat, square))
-            if management.check_mortgage(state, seat, square) is None:
+            if check_mortgage(state, seat, square) is None:
                 out.append(Mortgage(seat, square))
-            if management.check_unmortgage(state, seat, square) is None:
+            if p.mortgaged and check_unmortgage(state, seat, square) is None:
                 out.append(Unmortgage(seat, square))
     for offer in state.offers:
         if offer.to == seat:
-            terms = (offer.give_cash, offer.give_squares, offer.take_cash, offer.take_squares)
-            if check_offer_terms(state, offer.frm, offer.to, *terms) is None:
+            if check_answer(state, seat, offer.id, accepting=True) is None:
                 out.append(AcceptOffer(seat, offer.id))
             out.append(RejectOffer(seat, offer.id))
-        elif offer.frm == seat:
+        elif offer.frm == seat and check_cancel(state, seat, offer.id) is None:
             out.append(CancelOffer(seat, offer.id))
     out.append(Resign(seat))
     return out

@@ -1,96 +1,163 @@
 """Managing holdings (R8, R9): build, sell buildings, mortgage, lift a mortgage.
 
-Each ``check_*`` returns the rules error that forbids the action, or None; the engine
-raises it and ``legal_commands`` uses the same checks, so the two never disagree.
+Each ``check_*`` is the one guard of its command: it returns the ``Refusal`` that forbids
+the action, or None. ``decide`` raises it and ``legal_commands`` lists what passes, so the
+two never disagree. The R8/R9 rules proper (``sell_rule``, ``mortgage_rule``) also serve
+raising funds, whatever the window.
 """
 
 from __future__ import annotations
 
-from .assets import group_props, holds_group, prop, unmortgage_cost
+from .assets import unmortgage_cost
 from .board import MAX_BUILDINGS, PROPERTY_SLOT, SQUARES, SquareKind
-from .errors import RulesError
+from .refusal import Refusal, not_a_property, per_square
 from .state import PaymentPending, RollPending, State
+
+#: per square: the slots in ``State.props`` of its group (empty for non-properties)
+GROUP_SLOTS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(PROPERTY_SLOT[q.index] for q in SQUARES if q.group and q.group == sq.group)
+    for sq in SQUARES
+)
+IS_STREET: tuple[bool, ...] = tuple(sq.kind is SquareKind.STREET for sq in SQUARES)
+
+_BUILD_NOT_NOW = Refusal("manage/not_now", "you may build only on your turn, before rolling")
+_SELL_NOT_NOW = Refusal("manage/not_now", "you may sell before rolling or in a payment pause")
+_MORTGAGE_NOT_NOW = Refusal(
+    "manage/not_now", "you may mortgage before rolling or in a payment pause"
+)
+_UNMORTGAGE_NOT_NOW = Refusal("manage/not_now", "you may lift a mortgage only before rolling")
+_NOT_OWNED = per_square("property/not_owned", "you do not own square {square}")
+_NOT_STREET = Refusal("build/not_street", "only streets can have buildings")
+_GROUP_INCOMPLETE = per_square("build/group_incomplete", "you need the whole {group} group")
+_GROUP_MORTGAGED = per_square("build/group_mortgaged", "a street of the {group} group is mortgaged")
+_MAX = per_square("build/max", f"square {{square}} already has {MAX_BUILDINGS} buildings")
+_ONCE = per_square("build/once_per_turn", "square {square} was already raised this turn")
+_UNEVEN_BUILD = Refusal("build/uneven", "build evenly: raise the lowest street of the group first")
+_BUILD_FUNDS = per_square("funds/insufficient", "a building costs {cost}")
+_NO_BUILDINGS = per_square("sell/no_buildings", "square {square} has no buildings")
+_UNEVEN_SELL = Refusal("sell/uneven", "sell evenly: sell from the highest street first")
+_ALREADY = per_square("mortgage/already", "square {square} is already mortgaged")
+_GROUP_BUILT = Refusal(
+    "mortgage/group_has_buildings", "sell the group's buildings before mortgaging"
+)
+_NOT_MORTGAGED = per_square("mortgage/not_mortgaged", "square {square} is not mortgaged")
 
 
 def window(state: State, seat: int) -> str | None:
     """Which management window ``seat`` has now: "turn" (before rolling), "payment"
     (during its own payment pause), or None."""
     pending = state.pending
-    if isinstance(pending, RollPending) and pending.seat == seat:
+    if pending is None or pending.seat != seat:
+        return None
+    kind = type(pending)
+    if kind is RollPending:
         return "turn"
-    if isinstance(pending, PaymentPending) and pending.seat == seat:
+    if kind is PaymentPending:
         return "payment"
     return None
 
 
-def _own_property(state: State, seat: int, square: int) -> RulesError | None:
-    if square not in PROPERTY_SLOT:
-        return RulesError("property/unknown", f"square {square} is not a property")
-    if prop(state, square).owner != seat:
-        return RulesError("property/not_owned", f"you do not own square {square}")
-    return None
+def _in_turn_window(state: State, seat: int) -> bool:
+    pending = state.pending
+    return type(pending) is RollPending and pending.seat == seat
 
 
-def check_build(state: State, seat: int, square: int) -> RulesError | None:
-    if window(state, seat) != "turn":
-        return RulesError("manage/not_now", "you may build only on your turn, before rolling")
-    error = _own_property(state, seat, square)
-    if error:
-        return error
-    sq = SQUARES[square]
-    if sq.kind is not SquareKind.STREET:
-        return RulesError("build/not_street", "only streets can have buildings")
-    if not holds_group(state, seat, square):
-        return RulesError("build/group_incomplete", f"you need the whole {sq.group} group")
-    group = group_props(state, square)
-    if any(p.mortgaged for p in group):
-        return RulesError("build/group_mortgaged", f"a street of the {sq.group} group is mortgaged")
-    here = prop(state, square).buildings
-    if here >= MAX_BUILDINGS:
-        return RulesError("build/max", f"square {square} already has {MAX_BUILDINGS} buildings")
+def _in_any_window(state: State, seat: int) -> bool:
+    pending = state.pending
+    kind = type(pending)
+    return (kind is RollPending or kind is PaymentPending) and pending.seat == seat  # type: ignore[union-attr]
+
+
+def check_build(state: State, seat: int, square: int) -> Refusal | None:
+    if not _in_turn_window(state, seat):
+        return _BUILD_NOT_NOW
+    slot = PROPERTY_SLOT.get(square)
+    if slot is None:
+        return not_a_property(square)
+    props = state.props
+    here = props[slot]
+    if here.owner != seat:
+        return _NOT_OWNED[square]
+    if not IS_STREET[square]:
+        return _NOT_STREET
+    group = GROUP_SLOTS[square]
+    for other in group:
+        if props[other].owner != seat:
+            return _GROUP_INCOMPLETE[square]
+    for other in group:
+        if props[other].mortgaged:
+            return _GROUP_MORTGAGED[square]
+    level = here.buildings
+    if level >= MAX_BUILDINGS:
+        return _MAX[square]
     if square in state.built:
-        return RulesError("build/once_per_turn", f"square {square} was already raised this turn")
-    if state.config.even_building and any(p.buildings < here for p in group):
-        return RulesError(
-            "build/uneven", "build evenly: raise the lowest street of the group first"
-        )
-    if state.seats[seat].cash < sq.building_cost:
-        return RulesError("funds/insufficient", f"a building costs {sq.building_cost}")
+        return _ONCE[square]
+    if state.config.even_building:
+        for other in group:
+            if props[other].buildings < level:
+                return _UNEVEN_BUILD
+    if state.seats[seat].cash < SQUARES[square].building_cost:
+        return _BUILD_FUNDS[square]
     return None
 
 
-def check_sell(state: State, seat: int, square: int) -> RulesError | None:
-    if window(state, seat) is None:
-        return RulesError("manage/not_now", "you may sell before rolling or in a payment pause")
-    return _own_property(state, seat, square) or _sell_rule(state, square)
+def check_sell(state: State, seat: int, square: int) -> Refusal | None:
+    if not _in_any_window(state, seat):
+        return _SELL_NOT_NOW
+    return _own(state, seat, square) or sell_rule(state, square)
 
 
-def _sell_rule(state: State, square: int) -> RulesError | None:
+def check_mortgage(state: State, seat: int, square: int) -> Refusal | None:
+    if not _in_any_window(state, seat):
+        return _MORTGAGE_NOT_NOW
+    return _own(state, seat, square) or mortgage_rule(state, square)
+
+
+def check_unmortgage(state: State, seat: int, square: int) -> Refusal | None:
+    if not _in_turn_window(state, seat):
+        return _UNMORTGAGE_NOT_NOW
+    refusal = _own(state, seat, square)
+    if refusal is not None:
+        return refusal
+    if not state.props[PROPERTY_SLOT[square]].mortgaged:
+        return _NOT_MORTGAGED[square]
+    cost = unmortgage_cost(state.config, square)
+    if state.seats[seat].cash < cost:
+        return Refusal("funds/insufficient", f"lifting this mortgage costs {cost}")
+    return None
+
+
+def _own(state: State, seat: int, square: int) -> Refusal | None:
+    slot = PROPERTY_SLOT.get(square)
+    if slot is None:
+        return not_a_property(square)
+    if state.props[slot].owner != seat:
+        return _NOT_OWNED[square]
+    return None
+
+
+def sell_rule(state: State, square: int) -> Refusal | None:
     """R8 for selling one building of an owned square, whenever it happens."""
-    here = prop(state, square).buildings
+    props = state.props
+    here = props[PROPERTY_SLOT[square]].buildings
     if here == 0:
-        return RulesError("sell/no_buildings", f"square {square} has no buildings")
-    if state.config.even_building and any(p.buildings > here for p in group_props(state, square)):
-        return RulesError("sell/uneven", "sell evenly: sell from the highest street first")
+        return _NO_BUILDINGS[square]
+    if state.config.even_building:
+        for other in GROUP_SLOTS[square]:
+            if props[other].buildings > here:
+                return _UNEVEN_SELL
     return None
 
 
-def check_mortgage(state: State, seat: int, square: int) -> RulesError | None:
-    if window(state, seat) is None:
-        return RulesError("manage/not_now", "you may mortgage before rolling or in a payment pause")
-    return _own_property(state, seat, square) or _mortgage_rule(state, square)
-
-
-def _mortgage_rule(state: State, square: int) -> RulesError | None:
+def mortgage_rule(state: State, square: int) -> Refusal | None:
     """R9 for mortgaging an owned square, whenever it happens."""
-    if prop(state, square).mortgaged:
-        return RulesError("mortgage/already", f"square {square} is already mortgaged")
-    if SQUARES[square].kind is SquareKind.STREET and any(
-        p.buildings for p in group_props(state, square)
-    ):
-        return RulesError(
-            "mortgage/group_has_buildings", "sell the group's buildings before mortgaging"
-        )
+    props = state.props
+    if props[PROPERTY_SLOT[square]].mortgaged:
+        return _ALREADY[square]
+    if IS_STREET[square]:
+        for other in GROUP_SLOTS[square]:
+            if props[other].buildings:
+                return _GROUP_BUILT
     return None
 
 
@@ -100,26 +167,12 @@ def sellable_squares(state: State, seat: int) -> list[int]:
     return [
         p.square
         for p in state.props
-        if p.owner == seat and p.buildings and _sell_rule(state, p.square) is None
+        if p.owner == seat and p.buildings and sell_rule(state, p.square) is None
     ]
 
 
 def mortgageable_squares(state: State, seat: int) -> list[int]:
     """Squares of ``seat`` that may be mortgaged by the rules of R9, whatever the window."""
     return [
-        p.square for p in state.props if p.owner == seat and _mortgage_rule(state, p.square) is None
+        p.square for p in state.props if p.owner == seat and mortgage_rule(state, p.square) is None
     ]
-
-
-def check_unmortgage(state: State, seat: int, square: int) -> RulesError | None:
-    if window(state, seat) != "turn":
-        return RulesError("manage/not_now", "you may lift a mortgage only before rolling")
-    error = _own_property(state, seat, square)
-    if error:
-        return error
-    if not prop(state, square).mortgaged:
-        return RulesError("mortgage/not_mortgaged", f"square {square} is not mortgaged")
-    cost = unmortgage_cost(state.config, square)
-    if state.seats[seat].cash < cost:
-        return RulesError("funds/insufficient", f"lifting this mortgage costs {cost}")
-    return None

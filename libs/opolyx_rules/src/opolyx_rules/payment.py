@@ -25,7 +25,7 @@ from .events import (
     Transfer,
 )
 from .management import mortgageable_squares, sellable_squares
-from .state import PaymentPending
+from .state import PaymentPending, Then
 
 
 def require(
@@ -35,7 +35,7 @@ def require(
     creditors: tuple[tuple[int, int], ...],
     reason: str,
     *,
-    then: str = "landed",
+    then: Then = Then.LANDED,
     steps: int = 0,
     queue: tuple[tuple[int, int, int], ...] = (),
 ) -> None:
@@ -43,7 +43,7 @@ def require(
     ctx.emit(PaymentRequired(seat, amount, creditors, reason, deadline, then, steps, queue))
 
 
-def start_queued(ctx: Ctx, queue: tuple[tuple[int, int, int], ...], then: str) -> None:
+def start_queued(ctx: Ctx, queue: tuple[tuple[int, int, int], ...], then: Then) -> None:
     """Open the next pause of a queue of (debtor, amount, creditor), skipping debtors
     who have gone out meanwhile; continue with ``then`` when the queue is empty."""
     while queue:
@@ -54,7 +54,7 @@ def start_queued(ctx: Ctx, queue: tuple[tuple[int, int, int], ...], then: str) -
     continue_after(ctx, then, 0)
 
 
-def continue_after(ctx: Ctx, then: str, steps: int) -> None:
+def continue_after(ctx: Ctx, then: Then, steps: int) -> None:
     if ctx.s.finished:
         return
     seat = ctx.s.current_seat

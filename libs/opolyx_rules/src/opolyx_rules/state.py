@@ -10,9 +10,11 @@ whole state round-trips through JSON (``state_to_json``).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .board import PROPERTY_SQUARES
+from .commands import Terms
 from .modes import ModeConfig
 
 SCHEMA_VERSION = 1
@@ -51,6 +53,20 @@ class Script(NamedTuple):
     speed_die: tuple[str, ...] = ()
     jackpot_die: tuple[int, ...] = ()
     deck: tuple[int, ...] = ()
+
+
+class Then(StrEnum):
+    """How play continues once a payment pause closes (R11): the one closed set of
+    continuations, resumed by ``flow.resume``."""
+
+    #: the square (or card, or auction) is resolved: jump, roll again or end the turn
+    LANDED = "landed"
+    #: bail paid before rolling: the roll is offered (same clock, R16)
+    ROLL = "roll"
+    #: bail after the third failed jail roll: move by that roll (``steps``)
+    MOVE = "move"
+    #: Unlucky Four paid (R18): the roll goes on
+    DICE = "dice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +121,7 @@ class PaymentPending(Pending):
     amount: int
     creditors: tuple[tuple[int, int], ...]
     reason: str
-    then: str
+    then: Then
     steps: int
     queue: tuple[tuple[int, int, int], ...]
 
@@ -145,6 +161,10 @@ class Offer:
     take_cash: int
     take_squares: tuple[int, ...]
     deadline: float
+
+    @property
+    def terms(self) -> Terms:
+        return Terms(self.give_cash, self.give_squares, self.take_cash, self.take_squares)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,23 @@
 """Trades (R10): offers of cash and properties, the fairness rule, at most three open
-offers per proposer, and the re-check on acceptance."""
+offers per proposer, and the re-check on acceptance.
+
+The terms of a trade are one value, ``Terms``; the offer command, the offer event and the
+open offer in the state each carry them (flat in their JSON) and expose ``.terms``.
+"""
 
 from __future__ import annotations
 
 from .assets import are_allies, group_has_buildings, prop, trade_side_value
 from .board import PROPERTY_SLOT
-from .commands import OfferTrade
-from .errors import RulesError
+from .commands import OfferTrade, Terms
 from .management import window
+from .refusal import Refusal
 from .state import AuctionPending, Offer, State
+
+__all__ = ["Terms", "can_offer", "check_offer", "check_offer_terms", "find_offer"]
+
+_EMPTY = Refusal("trade/empty", "an offer must give or take something")
+_DUPLICATE = Refusal("trade/duplicate_square", "a square is listed twice")
 
 
 def can_offer(state: State, seat: int) -> bool:
@@ -23,57 +32,49 @@ def can_offer(state: State, seat: int) -> bool:
 
 def _check_side(
     state: State, holder: int, cash: int, squares: tuple[int, ...], who: str
-) -> RulesError | None:
+) -> Refusal | None:
     if cash < 0:
-        return RulesError("trade/negative_cash", f"{who} cash cannot be negative")
+        return Refusal("trade/negative_cash", f"{who} cash cannot be negative")
     if state.seats[holder].cash < cash:
-        return RulesError("trade/insufficient_cash", f"{who} side does not have {cash} in cash")
-    # Cash promised as the leading bid of an auction cannot be traded away.
+        return Refusal("trade/insufficient_cash", f"{who} side does not have {cash} in cash")
+    # Cash promised as the leading bid of an auction cannot be traded away (R23.14).
     pending = state.pending
     if (
         isinstance(pending, AuctionPending)
         and pending.leader == holder
         and state.seats[holder].cash - cash < pending.bid
     ):
-        return RulesError("trade/cash_committed", f"{who} side's cash backs an auction bid")
+        return Refusal("trade/cash_committed", f"{who} side's cash backs an auction bid")
     if len(set(squares)) != len(squares):
-        return RulesError("trade/duplicate_square", "a square is listed twice")
+        return _DUPLICATE
     for square in squares:
         if square not in PROPERTY_SLOT:
-            return RulesError("property/unknown", f"square {square} is not a property")
+            return Refusal("property/unknown", f"square {square} is not a property")
         if prop(state, square).owner != holder:
-            return RulesError("trade/not_owned", f"square {square} is not held by the {who} side")
+            return Refusal("trade/not_owned", f"square {square} is not held by the {who} side")
         if group_has_buildings(state, square):
-            return RulesError(
+            return Refusal(
                 "trade/has_buildings", f"square {square}'s group has buildings; sell them first"
             )
     return None
 
 
-def check_offer_terms(
-    state: State,
-    frm: int,
-    to: int,
-    give_cash: int,
-    give_squares: tuple[int, ...],
-    take_cash: int,
-    take_squares: tuple[int, ...],
-) -> RulesError | None:
+def check_offer_terms(state: State, frm: int, to: int, terms: Terms) -> Refusal | None:
     """Holdings, cash and fairness; used when offering and again when accepting."""
-    error = _check_side(state, frm, give_cash, give_squares, "proposer's") or _check_side(
-        state, to, take_cash, take_squares, "receiver's"
-    )
-    if error:
-        return error
-    give = trade_side_value(state, give_cash, give_squares)
-    take = trade_side_value(state, take_cash, take_squares)
+    refusal = _check_side(
+        state, frm, terms.give_cash, terms.give_squares, "proposer's"
+    ) or _check_side(state, to, terms.take_cash, terms.take_squares, "receiver's")
+    if refusal:
+        return refusal
+    give = trade_side_value(state, terms.give_cash, terms.give_squares)
+    take = trade_side_value(state, terms.take_cash, terms.take_squares)
     if give == 0 and take == 0:
-        return RulesError("trade/empty", "an offer must give or take something")
+        return _EMPTY
     if are_allies(state, frm, to):
         return None
     small, large = min(give, take), max(give, take)
     if small * 100 < large * state.config.fairness_pct:
-        return RulesError(
+        return Refusal(
             "trade/unfair",
             f"the smaller side ({small}) must be worth at least "
             f"{state.config.fairness_pct}% of the larger ({large})",
@@ -81,34 +82,51 @@ def check_offer_terms(
     return None
 
 
-def check_offer(state: State, command: OfferTrade) -> RulesError | None:
+def check_offer(state: State, command: OfferTrade) -> Refusal | None:
+    """The guard of ``OfferTrade``."""
     seat, to = command.seat, command.to
     if not can_offer(state, seat):
         if window(state, seat) is not None:
-            return RulesError(
+            return Refusal(
                 "trade/too_many_offers",
                 f"at most {state.config.max_open_offers} open offers at once",
             )
-        return RulesError(
+        return Refusal(
             "trade/not_now", "offers are made on your turn before rolling, or in your payment pause"
         )
     if not 0 <= to < len(state.seats) or to == seat:
-        return RulesError("trade/bad_receiver", f"seat {to} cannot receive your offer")
+        return Refusal("trade/bad_receiver", f"seat {to} cannot receive your offer")
     if state.seats[to].out:
-        return RulesError("trade/bad_receiver", f"seat {to} is out of the game")
-    return check_offer_terms(
-        state,
-        seat,
-        to,
-        command.give_cash,
-        command.give_squares,
-        command.take_cash,
-        command.take_squares,
-    )
+        return Refusal("trade/bad_receiver", f"seat {to} is out of the game")
+    return check_offer_terms(state, seat, to, command.terms)
 
 
 def find_offer(state: State, offer_id: str) -> Offer | None:
     for offer in state.offers:
         if offer.id == offer_id:
             return offer
+    return None
+
+
+def check_answer(state: State, seat: int, offer_id: str, *, accepting: bool) -> Refusal | None:
+    """The guard of accepting or rejecting an offer: it must be open and made to ``seat``;
+    an acceptance re-checks the terms (R10)."""
+    offer = find_offer(state, offer_id)
+    if offer is None:
+        return Refusal("trade/not_open", f"offer {offer_id} is not open")
+    if offer.to != seat:
+        if accepting:
+            return Refusal("trade/not_yours", f"offer {offer_id} was not made to you")
+        return Refusal("trade/not_yours", "only the receiver can do that")
+    if accepting:
+        return check_offer_terms(state, offer.frm, offer.to, offer.terms)
+    return None
+
+
+def check_cancel(state: State, seat: int, offer_id: str) -> Refusal | None:
+    offer = find_offer(state, offer_id)
+    if offer is None:
+        return Refusal("trade/not_open", f"offer {offer_id} is not open")
+    if offer.frm != seat:
+        return Refusal("trade/not_yours", "only the proposer can do that")
     return None

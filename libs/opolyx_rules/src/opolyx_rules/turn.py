@@ -49,6 +49,7 @@ from .events import (
     TurnEnded,
     TurnStarted,
 )
+from .state import Then
 
 
 def bank_sink(ctx: Ctx) -> int:
@@ -169,7 +170,7 @@ def roll(ctx: Ctx, seat: int) -> None:
         ctx.emit(Transfer(BANK, seat, cfg.lucky_payout, "lucky_eight"))
     if cfg.fortuna and a + b == cfg.unlucky_total:
         payment.require(
-            ctx, seat, cfg.unlucky_cost, ((POT, cfg.unlucky_cost),), "unlucky_four", then="dice"
+            ctx, seat, cfg.unlucky_cost, ((POT, cfg.unlucky_cost),), "unlucky_four", then=Then.DICE
         )
         return
     continue_roll(ctx)
@@ -191,7 +192,7 @@ def continue_roll(ctx: Ctx) -> None:
         ctx.emit(JailRollFailed(seat, attempts))
         if attempts >= s.config.max_jail_rolls:
             bail = s.config.bail
-            payment.require(ctx, seat, bail, ((BANK, bail),), "bail", then="move", steps=a + b)
+            payment.require(ctx, seat, bail, ((BANK, bail),), "bail", then=Then.MOVE, steps=a + b)
         else:
             end_turn(ctx)
         return
@@ -406,6 +407,6 @@ def _collect_from_each_opponent(ctx: Ctx, seat: int, amount: int) -> None:
         else:
             queue.append((opp, amount, seat))
     if queue:
-        payment.start_queued(ctx, tuple(queue), then="landed")
+        payment.start_queued(ctx, tuple(queue), then=Then.LANDED)
     else:
         landed(ctx)
