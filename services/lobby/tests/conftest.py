@@ -8,17 +8,23 @@ import pytest
 from nats.aio.client import Client
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.settings import LobbySection, LobbySettings
+from opolyx_testing.nats_server import NatsServer
 
 
 @pytest.fixture
-async def lobby_factory(nats_url: str) -> AsyncIterator[Callable[..., Awaitable[LobbyApp]]]:
-    """Start lobby instances (each with its own NATS connection) on the test's server."""
+async def lobby_factory(
+    nats_server: NatsServer,
+) -> AsyncIterator[Callable[..., Awaitable[LobbyApp]]]:
+    """Start lobby instances (each with its own NATS connection, as NATS role "lobby") on the
+    test's server."""
     started: list[LobbyApp] = []
 
     async def make(**section: Any) -> LobbyApp:
         section.setdefault("bot_fill_after_seconds", 3600)
         settings = LobbySettings(
-            nats={"url": nats_url}, http={"port": -1}, lobby=LobbySection(**section)
+            nats={"url": nats_server.url_for("lobby")},
+            http={"port": -1},
+            lobby=LobbySection(**section),
         )
         app = LobbyApp(settings)
         await app.start()

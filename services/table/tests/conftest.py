@@ -12,6 +12,7 @@ from opolyx_table.engine import RulesEngine
 from opolyx_table.service import TableService
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Storage
+from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.table_client import TableClient
 
 StartTable = Callable[..., Awaitable[TableService]]
@@ -30,12 +31,13 @@ def client(client_nc: Client) -> TableClient:
 
 
 @pytest.fixture
-async def start_table(nats_url: str) -> AsyncIterator[StartTable]:
-    """Start table-service instances in this process; all are stopped after the test."""
+async def start_table(nats_server: NatsServer) -> AsyncIterator[StartTable]:
+    """Start table-service instances in this process (as NATS role "table"); all are stopped
+    after the test."""
     started: list[tuple[TableService, Client]] = []
 
     async def start(instance_id: str = "t1", **config: object) -> TableService:
-        nc = await nats.connect(nats_url, name=instance_id)
+        nc = await nats_server.connect("table", name=instance_id)
         settings = TableConfig.model_validate({"lease_ttl": 2.0, "bot_reask": 1.0, **config})
         storage = await Storage.open(nc, lease_ttl=settings.lease_ttl)
         service = TableService(nc, storage, RulesEngine(), settings, instance_id)

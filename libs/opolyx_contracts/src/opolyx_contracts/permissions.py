@@ -28,6 +28,7 @@ from opolyx_contracts.subjects import (
     GATEWAY_PLAYERS_BUCKET,
     LOBBY_CMD,
     LOBBY_EVENTS,
+    LOBBY_MEMBER_EVENTS_ANY,
     PROGRESSION_ANY,
     ROOMS_BUCKET,
     TABLE_COMMANDS_ANY,
@@ -209,7 +210,7 @@ GATEWAY = Role(
             publish=(TABLE_COMMANDS_ANY, TABLE_VIEWS_ANY),
         ),
         Grant("send lobby commands", publish=(LOBBY_CMD,)),
-        Grant("follow lobby events", subscribe=(LOBBY_EVENTS,)),
+        Grant("follow lobby events", subscribe=(LOBBY_EVENTS, LOBBY_MEMBER_EVENTS_ANY)),
         Grant("follow live table updates", subscribe=(table_update_wildcard(),))
         + stream_read(TABLE_EVENTS_STREAM),
         Grant(
@@ -228,7 +229,7 @@ LOBBY = Role(
     "rooms and seats: answers lobby commands, creates tables, frees players when games end",
     (
         Grant("answer lobby commands", subscribe=(LOBBY_CMD,)),
-        Grant("publish lobby events", publish=(LOBBY_EVENTS,)),
+        Grant("publish lobby events", publish=(LOBBY_EVENTS, LOBBY_MEMBER_EVENTS_ANY)),
         Grant("create tables", publish=(TABLE_CREATE,)),
         Grant("ask progression for boosts", publish=(progression("boosts"),)),
         # Creates GAMES when it starts before any table instance, never reconfigures it.

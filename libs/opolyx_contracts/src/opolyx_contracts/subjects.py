@@ -24,6 +24,7 @@ __all__ = [
     "GATEWAY_PLAYERS_BUCKET",
     "LOBBY_CMD",
     "LOBBY_EVENTS",
+    "LOBBY_MEMBER_EVENTS_ANY",
     "PREFIX",
     "PROGRESSION_ANY",
     "ROOMS_BUCKET",
@@ -82,6 +83,8 @@ GAMES_STREAM_SUBJECTS = f"{PREFIX}.game.>"
 # Lobby
 LOBBY_CMD = f"{PREFIX}.lobby.cmd"
 LOBBY_EVENTS = f"{PREFIX}.lobby.events"
+LOBBY_MEMBER_EVENTS_ANY = f"{PREFIX}.lobby.player.*.events"
+"""Every player's own lobby events (`opolyx_contracts.lobby.lobby_member_events`)."""
 ROOMS_BUCKET = "rooms"
 ACTIVE_GAMES_BUCKET = "active_games"
 

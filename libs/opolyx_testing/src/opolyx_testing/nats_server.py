@@ -29,7 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import nats
+from nats.aio.client import Client
+from opolyx_service.nats_auth import connect_options
 from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
+from opolyx_service.settings import NatsSettings
 
 from opolyx_testing.docker import docker_available
 
@@ -83,6 +87,18 @@ class NatsServer:
     def env_for(self, role: str) -> dict[str, str]:
         """Environment for a service process of `role`."""
         return {"OPOLYX_NATS__URL": self.url_for(role)}
+
+    def settings_for(self, role: str) -> NatsSettings:
+        """`NatsSettings` of a service of `role` (for services started in the test process)."""
+        return NatsSettings(url=self.url_for(role))
+
+    async def connect(self, role: str = ADMIN_ROLE, **options: Any) -> Client:
+        """A nats-py connection as `role`, made the way services make theirs (credentials and
+        the role's reply inbox from `NatsSettings`)."""
+        settings = self.settings_for(role)
+        return await nats.connect(
+            servers=settings.servers, **{**connect_options(settings), **options}
+        )
 
     @property
     def is_local_process(self) -> bool:
