@@ -9,6 +9,7 @@ import json
 from opolyx_contracts import subjects
 from opolyx_contracts.table import CreateTable, SeatSpec
 from opolyx_testing import script_path
+from opolyx_testing.nats_server import NatsServer
 
 from .conftest import RunningGateway
 
@@ -28,11 +29,11 @@ async def create_table(gateway: RunningGateway, players: list[str]) -> str:
 
 
 async def test_play_refusals_and_resume_against_the_real_table_service(
-    gateway: RunningGateway, service_processes: object
+    gateway: RunningGateway, service_processes: object, nats_server: NatsServer
 ) -> None:
     table_proc = service_processes.start(  # type: ignore[attr-defined]
         [script_path("opolyx-table")],
-        {"OPOLYX_NATS__URL": gateway.nc.connected_url.geturl()},
+        nats_server.env_for("table"),
         name="table",
     )
     await table_proc.wait_ready()
