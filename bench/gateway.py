@@ -1,38 +1,66 @@
-"""Gateway benchmark (issue 6): N websocket clients playing through the whole system on
-loopback (gateway -> NATS -> table service -> JetStream -> gateway -> clients), next to a
-bare websocket -> NATS request -> responder -> websocket round trip measured in the same run
-with the same number of clients.
+"""Gateway benchmark: websocket clients playing through the whole system on loopback
+(gateway -> NATS -> table service -> gateway -> clients), beside two references measured in
+the same run, phase by phase, the sides interleaved (A B C, then C B A, ...):
 
-Every client is one seat of a two-seat Classic table created through `opolyx.table.create`;
-it signs in over REST, opens a websocket, watches its table and answers each decision of its
-seat (roll, buy, pay, ...) as soon as the pushed state says it is its turn. Latency is from
-sending a `table.cmd` to its reply. Servers run in their own processes; the clients share
-one process. Target: p99 under 50 ms with 500 connected clients on 2 cores.
+- floor: a bare websocket -> NATS request -> responder -> websocket server;
+- baseline: the gateway and table service of `baseline.BASELINE_COMMIT` (a worktree, the
+  same venv), on a nats-server of its own;
+- current: today's gateway and table service, on a nats-server of its own.
 
-    python bench/gateway.py [--clients 500] [--seconds 10]
+Phases: players at a human pace (~1 s per decision, 500 clients); saturation (every client
+sends as soon as it can); capacity (idle sockets plus 5% of them playing at a human pace:
+command p99, and the gateway's memory per connection). Each client is one seat of a
+two-seat Classic table, answering its seat's decisions as the pushes offer them; latency is
+from sending a `table.cmd` to its reply. CPU per command counts only the timed window.
+Targets (issue 9): CPU per command at most 4x the floor's; saturation at least 0.35x the
+floor's commands/s; p99 under 50 ms for 500 paced clients and for 5,000 connected clients.
+
+    python bench/gateway.py [--clients 500] [--saturation 100] [--idle 5000] [--seconds 8]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import pstats
 import random
 import socket
-import statistics
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from baseline import BASELINE_COMMIT, baseline_env, current_env
+from gateway_clients import (
+    Figures,
+    Player,
+    bare_play,
+    cpu_seconds,
+    open_socket,
+    rss_bytes,
+)
+
 SCRIPTS = Path(sysconfig.get_path("scripts"))
+CLIENTS_MODULE = Path(__file__).resolve().parent / "gateway_clients.py"
 TARGET_P99_MS = 50.0
-ECHO_SUBJECT = "bench.echo"
-DECISIONS = ("roll", "buy", "pay", "pass", "jackpot_decline", "bus", "teleport", "pay_bail")
+TARGET_CPU_RATIO = 4.0
+TARGET_SATURATION_RATIO = 0.35
+SERVER_ENV = {
+    "OPOLYX_LOG__LEVEL": "WARNING",
+    "OPOLYX_GATEWAY__RATE_PER_SECOND": "1000",
+    "OPOLYX_GATEWAY__RATE_BURST": "1000",
+    "OPOLYX_GATEWAY__SIGN_INS_PER_MINUTE": "1000000",
+}
 
 
 def free_port() -> int:
@@ -41,409 +69,343 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process has used so far (Linux /proc)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-# ----------------------------------------------------------------- baseline server roles
-async def run_echo_responder(nats_url: str) -> None:
-    import nats
-
-    nc = await nats.connect(nats_url)
-
-    async def answer(msg: Any) -> None:
-        await msg.respond(msg.data)
-
-    await nc.subscribe(ECHO_SUBJECT, cb=answer)
-    await asyncio.Event().wait()
-
-
-def run_bare_server(nats_url: str, port: int) -> None:
-    """A websocket server that only forwards each message as a NATS request and relays
-    the answer: the floor under any gateway."""
-    import nats
-    import uvicorn
-
-    state: dict[str, Any] = {}
-
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    state["nc"] = await nats.connect(nats_url)
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await state["nc"].close()
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
-        if scope["type"] != "websocket":
-            return
-        await receive()
-        await send({"type": "websocket.accept"})
-        while True:
-            message = await receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            reply = await state["nc"].request(ECHO_SUBJECT, message["text"].encode(), timeout=5)
-            await send({"type": "websocket.send", "text": reply.data.decode()})
-
-    uvicorn.run(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="warning")
-
-
-# ----------------------------------------------------------------- clients
-class Figures:
-    def __init__(self) -> None:
-        self.latencies: list[float] = []
-        self.errors = 0
-
-    def summary(self, seconds: float) -> dict[str, float]:
-        lat = sorted(self.latencies)
-        if not lat:
-            return {"per_second": 0.0, "p50_ms": float("nan"), "p99_ms": float("nan")}
-        return {
-            "per_second": len(lat) / seconds,
-            "p50_ms": statistics.median(lat) * 1000,
-            "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
-        }
-
-
-class Player:
-    """One bench client: a seat at a table, answering its decisions."""
-
-    def __init__(self, base: str, token: str, table: str) -> None:
-        self.base = base
-        self.token = token
-        self.table = table
-        self.state: dict[str, Any] | None = None
-        self.changed = asyncio.Event()
-        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.next_id = 0
-
-    async def request(self, ws: Any, kind: str, **fields: Any) -> dict[str, Any]:
-        self.next_id += 1
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.replies[self.next_id] = future
-        await ws.send(json.dumps({"id": self.next_id, "type": kind, **fields}))
-        return await future
-
-    async def reader(self, ws: Any) -> None:
-        async for text in ws:
-            message = json.loads(text)
-            if message["type"] == "reply":
-                future = self.replies.pop(message["id"], None)
-                if future is not None and not future.done():
-                    future.set_result(message)
-            elif message["type"] == "table.state":
-                self.state = message
-                self.changed.set()
-
-    def choose(self) -> dict[str, Any] | None:
-        state = self.state
-        if state is None or state["state"]["finished"]:
-            return None
-        pending = state["state"]["pending"]
-        legal = state["legal"] or []
-        if pending is None or pending["seat"] != state["seat"]:
-            return None
-        for kind in DECISIONS:
-            for command in legal:
-                if command["type"] == kind:
-                    return dict(command)
-        for kind in ("sell", "mortgage", "bankrupt"):  # a payment pause without the cash
-            for command in legal:
-                if command["type"] == kind:
-                    return dict(command)
-        return None
-
-    async def loop(self, ws: Any, stop: float, figures: Figures, think: float) -> None:
-        """Answer this seat's decisions until ``stop``, after ``think`` seconds (jittered)
-        of thinking each; one command in flight at a time."""
-        while time.perf_counter() < stop:
-            command = self.choose()
-            if command is not None and think:
-                await asyncio.sleep(random.uniform(0.5, 1.5) * think)
-                command = self.choose()
-            if command is None:
-                self.changed.clear()
-                try:
-                    await asyncio.wait_for(
-                        self.changed.wait(), max(0.01, stop - time.perf_counter())
-                    )
-                except TimeoutError:
-                    return
-                continue
-            seq = self.state["seq"] if self.state else 0
-            t0 = time.perf_counter()
-            reply = await self.request(ws, "table.cmd", table=self.table, command=command)
-            if reply["ok"]:
-                figures.latencies.append(time.perf_counter() - t0)
-            else:
-                figures.errors += 1
-            # decide again only on the state after this command
-            while self.state is not None and self.state["seq"] <= seq:
-                self.changed.clear()
-                try:
-                    await asyncio.wait_for(self.changed.wait(), 5)
-                except TimeoutError:
-                    break
-
-
-async def setup_players(base: str, nats_url: str, clients: int) -> list[Player]:
-    import httpx
-    import nats
-    from opolyx_contracts import subjects
-    from opolyx_contracts.table import CreateTable, SeatSpec
-
-    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-        sessions = []
-        for i in range(clients):
-            response = await http.post("/api/session", json={"name": f"Bench {i}"})
-            sessions.append(response.json())
-    nc = await nats.connect(nats_url)
-    players = []
-    for i in range(0, clients - clients % 2, 2):
-        pair = sessions[i : i + 2]
-        body = CreateTable(
-            mode="classic",
-            seats=[SeatSpec(player_id=s["player_id"], name=s["name"]) for s in pair],
-            seed=i,
-        )
-        reply = json.loads(
-            (
-                await nc.request(subjects.TABLE_CREATE, body.model_dump_json().encode(), timeout=10)
-            ).data
-        )
-        if not reply.get("ok"):
-            raise RuntimeError(f"table creation failed: {reply}")
-        players += [Player(base, s["token"], reply["table_id"]) for s in pair]
-    await nc.close()
-    return players
-
-
-async def wait_http(port: int, path: str, proc: subprocess.Popen[bytes], name: str) -> None:
-    deadline = time.monotonic() + 30
+async def wait_http(port: int, paths: tuple[str, ...], proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{name} exited early")
-        try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-            await writer.drain()
-            line = await reader.readline()
-            writer.close()
-            if b" 200 " in line:
-                return
-        except OSError:
-            pass
+            raise RuntimeError(f"{proc.args} exited early")
+        for path in paths:
+            with contextlib.suppress(OSError):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+                await writer.drain()
+                line = await reader.readline()
+                writer.close()
+                if b" 200 " in line:
+                    return
         await asyncio.sleep(0.1)
-    raise RuntimeError(f"{name} not ready")
+    raise RuntimeError(f"{proc.args} not ready")
 
 
-async def measure(clients: int, seconds: float, work: Any) -> tuple[dict[str, float], int]:
-    figures = Figures()
-    started = asyncio.Event()
-    stop_holder: list[float] = []
-    tasks = [asyncio.create_task(work(i, stop_holder, figures, started)) for i in range(clients)]
-    await asyncio.sleep(min(5.0, 0.5 + clients * 0.01))  # every socket open and watching
-    stop_holder.append(time.perf_counter() + seconds)
-    started.set()
-    await asyncio.gather(*tasks, return_exceptions=False)
-    return figures.summary(seconds), figures.errors
+@dataclass
+class Side:
+    name: str
+    ws_url: str
+    server: subprocess.Popen[bytes]
+    """The process whose CPU and memory are measured (the gateway, or the floor's server)."""
+    table: subprocess.Popen[bytes] | None = None
+    players: list[Player] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)
+    results: dict[str, Figures] = field(default_factory=dict)
+    cpu: dict[str, list[float]] = field(default_factory=dict)
+    memory_per_socket: list[float] = field(default_factory=list)
+
+    @property
+    def floor(self) -> bool:
+        return self.table is None
 
 
-async def main_async(clients: int, seconds: float, think: float) -> None:
-    from opolyx_testing import start_nats_server
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.logs = Path(tempfile.mkdtemp(prefix="opolyx-gateway-bench-"))
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.loads: list[float] = []
+        self.profile = self.logs / "gateway.prof" if args.profile else None
 
-    procs: list[subprocess.Popen[bytes]] = []
-    logs = Path(tempfile.mkdtemp(prefix="opolyx-gateway-bench-"))
-
-    def spawn(argv: list[str], env: dict[str, str], name: str) -> subprocess.Popen[bytes]:
-        with (logs / f"{name}.log").open("ab") as out:
-            proc = subprocess.Popen(
-                argv, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
-            )
-        procs.append(proc)
+    def spawn(self, argv: list[str], env: dict[str, str], name: str) -> subprocess.Popen[bytes]:
+        with (self.logs / f"{name}.log").open("ab") as out:
+            proc = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT)
+        self.procs.append(proc)
         return proc
 
-    with start_nats_server(logs / "nats") as server:
-        url = server.url
+    async def floor(self, nats_url: str) -> Side:
+        role = [sys.executable, str(CLIENTS_MODULE), "--nats", nats_url, "--role"]
+        self.spawn([*role, "echo"], dict(os.environ), "floor-echo")
+        port = free_port()
+        server = self.spawn([*role, "bare", "--port", str(port)], dict(os.environ), "floor")
+        await wait_http(port, ("/",), server)
+        return Side("floor", f"ws://127.0.0.1:{port}/", server)
+
+    async def opolyx(self, name: str, nats_url: str, env: dict[str, str]) -> Side:
+        env = {**env, **SERVER_ENV, "OPOLYX_NATS__URL": nats_url}
+        health = free_port()
+        table = self.spawn(
+            [str(SCRIPTS / "opolyx-table")], {**env, "OPOLYX_HTTP__PORT": str(health)}, f"{name}-t"
+        )
+        await wait_http(health, ("/readyz", "/health/ready"), table)
+        port = free_port()
+        argv = [str(SCRIPTS / "opolyx-gateway")]
+        if self.profile is not None and name == "current":
+            argv = [
+                sys.executable,
+                "-m",
+                "cProfile",
+                "-o",
+                str(self.profile),
+                "-m",
+                "opolyx_gateway",
+            ]
+        gateway = self.spawn(argv, {**env, "OPOLYX_HTTP__PORT": str(port)}, f"{name}-gateway")
+        await wait_http(port, ("/readyz", "/health/ready"), gateway)
+        side = Side(name, f"ws://127.0.0.1:{port}/ws", gateway, table)
+        await self.setup_players(side, f"http://127.0.0.1:{port}", nats_url)
+        return side
+
+    async def setup_players(self, side: Side, base: str, nats_url: str) -> None:
+        import httpx
+        import nats
+        from opolyx_contracts import subjects
+        from opolyx_contracts.table import CreateTable, SeatSpec
+
+        count = max(self.args.clients, self.args.saturation, self.args.idle // 20)
+        count += count % 2
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            sessions = []
+            for i in range(count):
+                response = await http.post("/api/session", json={"name": f"Bench {i}"})
+                sessions.append(response.json())
+        nc = await nats.connect(nats_url)
+        for i in range(0, count, 2):
+            pair = sessions[i : i + 2]
+            body = CreateTable(
+                mode="classic",
+                seats=[SeatSpec(player_id=s["player_id"], name=s["name"]) for s in pair],
+                seed=i,
+            )
+            msg = await nc.request(subjects.TABLE_CREATE, body.model_dump_json().encode(), 10)
+            reply = json.loads(msg.data)
+            if not reply.get("ok"):
+                raise RuntimeError(f"table creation failed: {reply}")
+            side.players += [Player(s["token"], reply["table_id"]) for s in pair]
+        side.tokens = [s["token"] for s in sessions]
+        await nc.close()
+
+    # ------------------------------------------------------------- one phase, one side
+    async def timed(
+        self,
+        side: Side,
+        phase: str,
+        clients: int,
+        prepare: Callable[[int], Awaitable[Any]],
+        run: Callable[[Any, float, Figures], Awaitable[None]],
+    ) -> None:
+        """Connect `clients` clients, then time `run` over the same window for all of them."""
+        figures = side.results.setdefault(phase, Figures())
+        sockets = await gather_limited([lambda i=i: prepare(i) for i in range(clients)], 100)
+        seconds = self.args.seconds
+        stop = time.perf_counter() + seconds
+        load_before = os.getloadavg()[0]
+        cpu_before = cpu_seconds(side.server.pid)
+        tasks = [asyncio.create_task(run(s, stop, figures)) for s in sockets]
+        await asyncio.sleep(max(0.0, stop - time.perf_counter()))
+        side.cpu.setdefault(phase, []).append(cpu_seconds(side.server.pid) - cpu_before)
+        self.loads += [load_before, os.getloadavg()[0]]
+        await asyncio.gather(*tasks)
+        await gather_limited([lambda s=s: close(s) for s in sockets], 200)
+
+    def player_socket(self, side: Side, players: list[Player]) -> Callable[[int], Awaitable[Any]]:
+        async def prepare(i: int) -> Any:
+            ws = await open_socket(side.ws_url)
+            if side.floor:
+                return ws
+            player = players[i]
+            reader = asyncio.create_task(player.reader(ws))
+            await player.join(ws)
+            return (ws, player, reader)
+
+        return prepare
+
+    def play(self, side: Side, think: float) -> Callable[[Any, float, Figures], Awaitable[None]]:
+        async def run(conn: Any, stop: float, figures: Figures) -> None:
+            if side.floor:
+                await bare_play(conn, stop, figures, think)
+                return
+            ws, player, reader = conn
+            await player.play(ws, stop, figures, think)
+            reader.cancel()
+
+        return run
+
+    async def paced(self, side: Side, _round: int) -> None:
+        n = self.args.clients
+        await self.timed(
+            side, "paced", n, self.player_socket(side, side.players[:n]), self.play(side, 1.0)
+        )
+
+    async def saturation(self, side: Side, round_no: int) -> None:
+        n = self.args.saturation
+        start = (round_no * n) % max(1, len(side.players) - n + 1)  # fresh games each round
+        players = side.players[start : start + n]
+        await self.timed(
+            side, "saturation", n, self.player_socket(side, players), self.play(side, 0.0)
+        )
+
+    async def capacity(self, side: Side, _round: int) -> None:
+        idle_count = self.args.idle
+        active = idle_count // 20
+        rss_before = rss_bytes(side.server.pid)
+
+        async def idle_socket(i: int) -> Any:
+            ws = await open_socket(side.ws_url)
+            if not side.floor:
+                token = side.tokens[i % len(side.tokens)]
+                await ws.send(json.dumps({"id": 1, "type": "hello", "token": token}))
+                assert json.loads(await ws.recv())["ok"]
+            return ws
+
+        idle = await gather_limited([lambda i=i: idle_socket(i) for i in range(idle_count)], 100)
+        await asyncio.sleep(0.5)
+        side.memory_per_socket.append((rss_bytes(side.server.pid) - rss_before) / idle_count)
         try:
-            # baseline: bare websocket -> NATS -> responder -> websocket
-            spawn([sys.executable, __file__, "--role", "echo", "--nats", url], {}, "echo")
-            bare_port = free_port()
-            bare = spawn(
-                [
-                    sys.executable,
-                    __file__,
-                    "--role",
-                    "bare",
-                    "--nats",
-                    url,
-                    "--port",
-                    str(bare_port),
-                ],
-                {},
-                "bare",
+            await self.timed(
+                side,
+                "capacity",
+                active,
+                self.player_socket(side, side.players[:active]),
+                self.play(side, 1.0),
             )
-            await asyncio.sleep(1.0)
-            if bare.poll() is not None:
-                raise RuntimeError("bare server exited")
-
-            pace = [0.0]
-
-            async def bare_work(
-                _i: int, stop: list[float], figures: Figures, started: asyncio.Event
-            ) -> None:
-                import websockets
-
-                async with websockets.connect(f"ws://127.0.0.1:{bare_port}/", max_size=None) as ws:
-                    await started.wait()
-                    end = stop[0]
-                    if pace[0]:  # paced players do not all start at the same instant
-                        await asyncio.sleep(random.uniform(0, 2 * pace[0]))
-                    n = 0
-                    while time.perf_counter() < end:
-                        n += 1
-                        t0 = time.perf_counter()
-                        await ws.send(
-                            json.dumps({"id": n, "type": "table.cmd", "command": {"type": "roll"}})
-                        )
-                        await ws.recv()
-                        figures.latencies.append(time.perf_counter() - t0)
-                        if pace[0]:  # half the players of two-seat tables act at once
-                            await asyncio.sleep(random.uniform(0.5, 1.5) * 2 * pace[0])
-
-            pace[0] = think
-            baseline_paced, _ = await measure(clients, seconds, bare_work)
-            pace[0] = 0.0
-            baseline, _ = await measure(clients, seconds, bare_work)
-
-            # the whole system
-            common = {"OPOLYX_NATS__URL": url, "OPOLYX_LOG__LEVEL": "WARNING"}
-            table_health = free_port()
-            table = spawn(
-                [str(SCRIPTS / "opolyx-table")],
-                {**common, "OPOLYX_HTTP__PORT": str(table_health)},
-                "table",
-            )
-            await wait_http(table_health, "/readyz", table, "table")
-            gw_port = free_port()
-            gateway = spawn(
-                [str(SCRIPTS / "opolyx-gateway")],
-                {
-                    **common,
-                    "OPOLYX_HTTP__PORT": str(gw_port),
-                    "OPOLYX_GATEWAY__RATE_PER_SECOND": "1000",
-                    "OPOLYX_GATEWAY__RATE_BURST": "1000",
-                    "OPOLYX_GATEWAY__SIGN_INS_PER_MINUTE": "100000",
-                },
-                "gateway",
-            )
-            await wait_http(gw_port, "/readyz", gateway, "gateway")
-            base = f"http://127.0.0.1:{gw_port}/"
-            players = await setup_players(base, url, clients)
-
-            async def play_work(
-                i: int, stop: list[float], figures: Figures, started: asyncio.Event
-            ) -> None:
-                player = players[i]
-                import websockets
-
-                async with websockets.connect(
-                    base.replace("http", "ws") + "ws", max_size=None
-                ) as ws:
-                    reader = asyncio.create_task(player.reader(ws))
-                    try:
-                        await player.request(ws, "hello", token=player.token)
-                        await player.request(ws, "table.watch", table=player.table)
-                        await started.wait()
-                        await player.loop(ws, stop[0], figures, pace[0])
-                    finally:
-                        reader.cancel()
-
-            pace[0] = think
-            system_paced, errors_paced = await measure(len(players), seconds, play_work)
-            pace[0] = 0.0
-            cpu_before = {
-                name: cpu_seconds(proc.pid)
-                for name, proc in (("gateway", gateway), ("table", table))
-            }
-            system, errors = await measure(len(players), seconds, play_work)
-            cpu = {
-                name: cpu_seconds(proc.pid) - cpu_before[name]
-                for name, proc in (("gateway", gateway), ("table", table))
-            }
         finally:
-            for proc in reversed(procs):
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            await gather_limited([lambda s=s: close(s) for s in idle], 200)
 
-    def row(path: str, figures: dict[str, float]) -> str:
-        return (
-            f"{path:<60} {figures['per_second']:>8.0f} "
-            f"{figures['p50_ms']:>8.2f} {figures['p99_ms']:>8.2f}"
-        )
+    async def run(self) -> list[Side]:
+        from opolyx_testing import start_nats_server
 
-    print(f"gateway benchmark: {len(players)} websocket clients, {seconds:.0f} s per phase")
-    header = f"{'path':<60} {'cmd/s':>8} {'p50 ms':>8} {'p99 ms':>8}"
-    for title, bare_fig, sys_fig, refused in (
-        (
-            f"players thinking ~{think:g} s per decision (a live room's pace)",
-            baseline_paced,
-            system_paced,
-            errors_paced,
-        ),
-        ("saturation: every client sends as soon as it can", baseline, system, errors),
-    ):
-        print(f"\n{title}\n{header}")
-        print(row("baseline: bare websocket -> NATS -> responder -> websocket", bare_fig))
-        print(row("opolyx: websocket -> gateway -> table (JetStream) -> reply", sys_fig))
-        print(
-            "ratio opolyx / baseline: "
-            f"cmd/s {sys_fig['per_second'] / bare_fig['per_second']:.2f}x, "
-            f"p50 {sys_fig['p50_ms'] / bare_fig['p50_ms']:.1f}x, "
-            f"p99 {sys_fig['p99_ms'] / bare_fig['p99_ms']:.1f}x; refused commands: {refused}"
-        )
-    commands = system["per_second"] * seconds
-    if commands:
-        print(
-            "CPU per command at saturation: "
-            + ", ".join(f"{name} {1000 * used / commands:.2f} ms" for name, used in cpu.items())
-        )
-    verdict = "met" if system_paced["p99_ms"] < TARGET_P99_MS else "NOT met"
+        with contextlib.ExitStack() as stack:
+            urls = [stack.enter_context(start_nats_server(self.logs / n)).url for n in "abc"]
+            try:
+                sides = [
+                    await self.floor(urls[0]),
+                    await self.opolyx(f"baseline@{BASELINE_COMMIT}", urls[1], baseline_env()),
+                    await self.opolyx("current", urls[2], current_env()),
+                ]
+                phases = [self.paced, self.saturation]
+                if self.args.idle:
+                    phases.append(self.capacity)
+                for round_no in range(self.args.rounds):
+                    for phase in phases:
+                        order = sides if round_no % 2 == 0 else sides[::-1]
+                        for side in order:
+                            print(
+                                f"round {round_no + 1}: {phase.__name__} on {side.name}", flush=True
+                            )
+                            await phase(side, round_no)
+                return sides
+            finally:
+                self.stop()
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+async def gather_limited(factories: list[Callable[[], Awaitable[Any]]], limit: int) -> list[Any]:
+    gate = asyncio.Semaphore(limit)
+
+    async def one(factory: Callable[[], Awaitable[Any]]) -> Any:
+        async with gate:
+            return await factory()
+
+    return list(await asyncio.gather(*(one(f) for f in factories)))
+
+
+async def close(conn: Any) -> None:
+    ws = conn[0] if isinstance(conn, tuple) else conn
+    if isinstance(conn, tuple):
+        conn[2].cancel()
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(ws.close(), 5)
+
+
+# ----------------------------------------------------------------- the report
+def report(bench: Bench, sides: list[Side]) -> None:
+    args = bench.args
+    floor, baseline, current = sides
+    loads = bench.loads
     print(
-        f"\ntarget: p99 < {TARGET_P99_MS:.0f} ms with 500 connected clients (paced): {verdict} "
-        f"(measured with {len(players)}; logs in {logs})"
+        f"\ngateway benchmark: {args.rounds} round(s) of {args.seconds:g} s per phase and side, "
+        f"sides interleaved; load average {min(loads):.2f}-{max(loads):.2f} on "
+        f"{os.cpu_count()} cores (logs in {bench.logs})"
     )
+    titles = {
+        "paced": f"{args.clients} clients at a player's pace (~1 s per decision)",
+        "saturation": f"saturation: {args.saturation} clients sending as soon as they can",
+        "capacity": f"capacity: {args.idle} idle sockets + {args.idle // 20} paced players",
+    }
+    seconds = args.seconds * args.rounds
+    for phase, title in titles.items():
+        if phase not in current.results:
+            continue
+        print(f"\n{title}\n{'side':<22} {'cmd/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+        stats = {s.name: s.results[phase].summary(seconds) for s in sides}
+        for side in sides:
+            fig = stats[side.name]
+            print(
+                f"{side.name:<22} {fig['per_second']:>8.0f} {fig['p50_ms']:>8.2f} "
+                f"{fig['p99_ms']:>8.2f} {side.results[phase].errors:>7}"
+            )
+        cur, base, flo = stats[current.name], stats[baseline.name], stats[floor.name]
+        for label, ref in (("baseline", base), ("floor", flo)):
+            rate = ratio(cur["per_second"], ref["per_second"])
+            p50, p99 = ratio(cur["p50_ms"], ref["p50_ms"]), ratio(cur["p99_ms"], ref["p99_ms"])
+            print(f"ratio current / {label}: cmd/s {rate}, p50 {p50}, p99 {p99}")
+        if phase == "saturation":
+            print(
+                f"target: cmd/s >= {TARGET_SATURATION_RATIO}x the floor's: "
+                f"{verdict(cur['per_second'] >= TARGET_SATURATION_RATIO * flo['per_second'])}"
+            )
+        else:
+            print(f"target: p99 < {TARGET_P99_MS:g} ms: {verdict(cur['p99_ms'] < TARGET_P99_MS)}")
+
+    cpu = {}
+    for side in sides:
+        commands = len(side.results["saturation"].latencies)
+        cpu[side.name] = 1000 * sum(side.cpu["saturation"]) / commands if commands else float("nan")
+    print("\nCPU per command at saturation (server process, timed window only):")
+    for side in sides:
+        print(f"{side.name:<22} {cpu[side.name]:>8.3f} ms")
+    cur, base, flo = cpu[current.name], cpu[baseline.name], cpu[floor.name]
+    print(
+        f"ratio current / baseline {ratio(cur, base)}, current / floor {ratio(cur, flo)}, "
+        f"baseline / floor {ratio(base, flo)}; target <= {TARGET_CPU_RATIO:g}x the floor's: "
+        f"{verdict(cur <= TARGET_CPU_RATIO * flo)}"
+    )
+    if current.memory_per_socket:
+        print("\nmemory per connected websocket (server RSS growth / sockets):")
+        for side in sides:
+            kib = sum(side.memory_per_socket) / len(side.memory_per_socket) / 1024
+            print(f"{side.name:<22} {kib:>8.1f} KiB")
+    if bench.profile is not None and bench.profile.exists():
+        print(f"\nprofile of the current gateway over the whole run ({bench.profile}):")
+        pstats.Stats(str(bench.profile)).sort_stats("tottime").print_stats(25)
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b and b == b and a == a else "n/a"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="opolyx gateway benchmark")
-    parser.add_argument("--clients", type=int, default=500)
-    parser.add_argument("--seconds", type=float, default=10.0, help="per phase")
-    parser.add_argument(
-        "--think", type=float, default=1.0, help="seconds a paced player thinks per decision"
-    )
-    parser.add_argument("--role", choices=["bench", "echo", "bare"], default="bench")
-    parser.add_argument("--nats", default="")
-    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--clients", type=int, default=500, help="paced players")
+    parser.add_argument("--saturation", type=int, default=100, help="clients at full speed")
+    parser.add_argument("--idle", type=int, default=5000, help="idle sockets (0: no capacity)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="per phase and side")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--profile", action="store_true", help="cProfile the current gateway")
     args = parser.parse_args()
-    if args.role == "echo":
-        asyncio.run(run_echo_responder(args.nats))
-    elif args.role == "bare":
-        run_bare_server(args.nats, args.port)
-    else:
-        asyncio.run(main_async(args.clients, args.seconds, args.think))
+    random.seed(1)
+    bench = Bench(args)
+    sides = asyncio.run(bench.run())
+    report(bench, sides)
 
 
 if __name__ == "__main__":

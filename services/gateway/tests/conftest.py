@@ -21,29 +21,38 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from opolyx_contracts import subjects
 from opolyx_contracts.envelope import error_reply
+from opolyx_contracts.errors import BUSY
+from opolyx_contracts.game import DiceRolled, GameEvent, Roll, TurnStarted
+from opolyx_contracts.lobby import LobbyReply
 from opolyx_contracts.table import (
     CommandAccepted,
     EventRecord,
+    PendingDecision,
+    PublicView,
     SeatSpec,
     TableCommand,
     TableEvents,
+    TableUpdate,
     TableView,
     ViewRequest,
     event_message_id,
 )
 from opolyx_gateway import create_app
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
+from opolyx_rules import new_game, public_view
 from opolyx_service.connection import ensure_stream
 from opolyx_service.settings import NatsSettings
+from opolyx_testing.nats_server import NatsServer
 
 KEYS = {"k1": "first-key-0123456789abcdef"}
 
 
 class FakeTable:
-    """One table on the real NATS: answers views and commands, stores events in JetStream.
+    """One table on the real NATS, speaking the table service's contract: it stores each
+    batch in TABLE_EVENTS, then publishes its `TableUpdate`, and answers views and commands.
 
     It checks seat ownership as the table service does, and records every command that
-    reached it, so a test can prove the gateway refused something before forwarding it.
+    reached it and every view asked for, so a test can prove what the gateway asked.
     """
 
     def __init__(self, nc: NatsClient, table_id: str, players: list[str]) -> None:
@@ -53,9 +62,13 @@ class FakeTable:
         self.players = players
         self.seq = 0
         self.received: list[TableCommand] = []
-        self.stale_views = 0
-        """Answer this many view requests with the state before the last event (as a table
-        does between storing events and saving the snapshot)."""
+        self.views_asked = 0
+        self.busy = 0
+        """Refuse this many commands with service/busy first (an instance at its limit)."""
+        self.drop_updates = 0
+        """Store this many batches without publishing their update (core NATS lost it)."""
+        state = new_game("classic", len(players), 7)
+        self.state = PublicView.model_validate(public_view(state))
 
     async def start(self) -> FakeTable:
         await ensure_stream(self.js, subjects.TABLE_EVENTS_STREAM, [subjects.TABLE_EVENTS_SUBJECTS])
@@ -64,11 +77,18 @@ class FakeTable:
         await self.nc.flush()
         await asyncio.sleep(0)
         await self.nc.flush()
-        await self.publish({"type": "table_created"}, source="table")
+        await self.publish(TurnStarted(seat=0, round=1, deadline=75.0))
         return self
 
-    async def publish(self, *events: dict[str, Any], source: str = "rules") -> int:
-        """Store the events of one command as one message, as the table service does."""
+    def pending(self) -> list[PendingDecision]:
+        return [
+            PendingDecision(seat=i, kind="roll", deadline_at=time.time() + 75, legal=[Roll(seat=i)])
+            for i, player in enumerate(self.players)
+            if not player.startswith("bot")
+        ]
+
+    async def publish(self, *events: GameEvent) -> int:
+        """Store the events of one command as one message, then tell the watchers."""
         first = self.seq + 1
         records = [
             EventRecord(seq=first + i, version=first + i, event=e) for i, e in enumerate(events)
@@ -76,9 +96,9 @@ class FakeTable:
         self.seq += len(records)
         body = TableEvents(
             table_id=self.table_id,
-            source=source,
+            source="rules",
             first_seq=first,
-            last_seq=self.seq,  # type: ignore[arg-type]
+            last_seq=self.seq,
             version=self.seq,
             events=records,
             at=time.time(),
@@ -88,48 +108,73 @@ class FakeTable:
             body.model_dump_json().encode(),
             headers={"Nats-Msg-Id": event_message_id(self.table_id, first)},
         )
+        if self.drop_updates > 0:
+            self.drop_updates -= 1
+            return self.seq
+        update = TableUpdate(
+            table_id=self.table_id,
+            first_seq=first,
+            last_seq=self.seq,
+            version=self.seq,
+            events=records,
+            view=self.state,
+            pending=self.pending(),
+            deadline_at=time.time() + 75,
+            at=time.time(),
+        )
+        await self.nc.publish(
+            subjects.table_update(self.table_id), update.model_dump_json().encode()
+        )
         return self.seq
 
-    async def act(self, seat: int, kind: str = "roll", events: int = 1) -> int:
+    async def act(self, seat: int, events: int = 1) -> int:
         """Somebody else (a bot, another player) acts at this table."""
-        return await self.publish(*({"type": kind, "seat": seat, "n": n} for n in range(events)))
+        return await self.publish(
+            *(TurnStarted(seat=seat, round=n + 1, deadline=75.0) for n in range(events))
+        )
 
     async def _on_command(self, msg: Msg) -> None:
         command = TableCommand.model_validate_json(msg.data)
         self.received.append(command)
-        seat = command.command.get("seat")
-        if not isinstance(seat, int) or self.players[seat] != command.player_id:
+        if self.busy > 0:
+            self.busy -= 1
+            await msg.respond(error_reply(BUSY, "busy").model_dump_json().encode())
+            return
+        seat = command.command.seat if isinstance(command.command, Roll) else None
+        if seat is None:
+            seat = (
+                self.players.index(command.player_id) if command.player_id in self.players else -1
+            )
+        if not 0 <= seat < len(self.players) or self.players[seat] != command.player_id:
             await msg.respond(
-                error_reply("seat/not_yours", "not your seat").model_dump_json().encode()
+                error_reply("seat/not_yours", f"seat {seat} is not yours")
+                .model_dump_json()
+                .encode()
             )
             return
-        seq = await self.publish({**command.command, "type": command.command["type"] + "_done"})
+        seq = await self.publish(
+            DiceRolled(
+                seat=seat, white=(1, 2), third=None, doubles=0, roll_again=False, x_jump=False
+            )
+        )
         await msg.respond(
             CommandAccepted(seq=seq, version=seq, events=1).model_dump_json().encode()
         )
 
     def view(self, seat: int | None) -> TableView:
-        seq = self.seq
-        if self.stale_views > 0:
-            self.stale_views -= 1
-            seq -= 1
         return TableView(
             table_id=self.table_id,
-            seq=seq,
-            version=seq,
-            state={
-                "round": 1,
-                "current_seat": 0,
-                "pending": {"kind": "roll", "seat": 0},
-                "seats": [{"seat": i, "cash": 15000} for i in range(len(self.players))],
-            },
+            seq=self.seq,
+            version=self.seq,
+            state=self.state,
             seats=[SeatSpec(player_id=p, bot=p.startswith("bot"), name=p) for p in self.players],
-            legal=[{"type": "roll", "seat": seat}] if seat is not None else None,
+            legal=[Roll(seat=seat)] if seat is not None else None,
             seed_commitment="0" * 64,
             deadline_at=time.time() + 75,
         )
 
     async def _on_view(self, msg: Msg) -> None:
+        self.views_asked += 1
         request = ViewRequest.model_validate_json(msg.data)
         await msg.respond(self.view(request.seat).model_dump_json().encode())
 
@@ -158,7 +203,7 @@ class FakeLobby:
                 "error": {"code": "lobby/full", "message": "room is full"},
             }
         else:
-            reply = {"v": 1, "ok": True, "rooms": [], "asked": body["type"]}
+            reply = LobbyReply(rooms=[], invite_code=f"asked-{body['type']}").model_dump()
         await msg.respond(json.dumps(reply).encode())
 
 
@@ -239,8 +284,11 @@ def gateway_settings(nats_url: str, **options: Any) -> GatewaySettings:
 
 
 @contextlib.asynccontextmanager
-async def serve_gateway(settings: GatewaySettings) -> AsyncIterator[RunningGateway]:
-    """The gateway on a real uvicorn (websockets included) on a free loopback port."""
+async def serve_gateway(
+    settings: GatewaySettings, test_nats_url: str | None = None
+) -> AsyncIterator[RunningGateway]:
+    """The gateway on a real uvicorn (websockets included) on a free loopback port; the
+    test's own connection (`RunningGateway.nc`, fake tables and lobby) uses `test_nats_url`."""
     config = uvicorn.Config(
         create_app(settings),
         host="127.0.0.1",
@@ -257,7 +305,7 @@ async def serve_gateway(settings: GatewaySettings) -> AsyncIterator[RunningGatew
         await asyncio.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    nc = await nats.connect(settings.nats.url)
+    nc = await nats.connect(test_nats_url or settings.nats.url)
     try:
         async with httpx.AsyncClient(base_url=base) as http:
             yield RunningGateway(base, f"ws://127.0.0.1:{port}/ws", http, nc)
@@ -268,8 +316,10 @@ async def serve_gateway(settings: GatewaySettings) -> AsyncIterator[RunningGatew
 
 
 @pytest.fixture
-async def gateway(nats_url: str) -> AsyncIterator[RunningGateway]:
-    async with serve_gateway(gateway_settings(nats_url)) as running:
+async def gateway(nats_server: NatsServer) -> AsyncIterator[RunningGateway]:
+    """The gateway as NATS role "gateway"; the test's connection is the harness's admin."""
+    settings = gateway_settings(nats_server.url_for("gateway"))
+    async with serve_gateway(settings, nats_server.url) as running:
         yield running
 
 

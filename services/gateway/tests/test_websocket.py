@@ -4,10 +4,14 @@ forwarding with the token's identity, seats, spectators, and resuming after a re
 from __future__ import annotations
 
 import asyncio
+import json
+from typing import Any
 
 import pytest
 import websockets
 from opolyx_contracts import subjects
+from opolyx_contracts.game import Roll
+from opolyx_contracts.lobby import LobbyEvent, RoomDetail, RoomMember, lobby_member_events
 
 from .conftest import FakeLobby, FakeTable, RunningGateway, gateway_settings, serve_gateway
 
@@ -115,7 +119,7 @@ async def test_lobby_requests_carry_the_tokens_identity(
     token, player_id = await gateway.sign_in("Frida")
     client = await gateway.client(token)
     reply = await client.request("lobby", action="create", mode="classic", seats=4, private=True)
-    assert reply["ok"] and reply["data"]["asked"] == "create"
+    assert reply["ok"] and reply["data"]["invite_code"] == "asked-create"
     sent = lobby.received[-1]
     assert sent["player_id"] == player_id and sent["name"] == "Frida"
     assert sent["mode"] == "classic" and sent["seats"] == 4 and sent["public"] is False
@@ -127,15 +131,57 @@ async def test_lobby_requests_carry_the_tokens_identity(
     assert refused["error"] == {"code": "lobby/full", "message": "room is full"}
 
 
-async def test_lobby_events_are_pushed_to_signed_in_clients(gateway: RunningGateway) -> None:
+def room(room_id: str, members: list[str], *, public: bool = True) -> RoomDetail:
+    return RoomDetail(
+        room_id=room_id,
+        mode="classic",
+        seat_count=4,
+        public=public,
+        status="open",
+        creator=members[0],
+        members=[RoomMember(player_id=m, name=m) for m in members],
+        filled=len(members),
+        humans=len(members),
+        created_at=1.0,
+        waiting_since=1.0,
+    )
+
+
+async def test_public_room_events_are_folded_into_one_list_push(gateway: RunningGateway) -> None:
     token, _ = await gateway.sign_in()
     client = await gateway.client(token)
-    await gateway.nc.publish(subjects.LOBBY_EVENTS, b'{"v": 1, "type": "room_created"}')
-    push = await client.push("lobby.event")
-    assert push["event"]["type"] == "room_created"
+    events = [
+        LobbyEvent(type="room_created", room_id="r1", room=room("r1", ["g-a"])),
+        LobbyEvent(type="room_changed", room_id="r1", room=room("r1", ["g-a", "g-b"])),
+        LobbyEvent(type="room_created", room_id="r2", room=room("r2", ["g-c"])),
+        LobbyEvent(type="room_closed", room_id="r2", room=None),
+    ]
+    for event in events:
+        await gateway.nc.publish(subjects.LOBBY_EVENTS, event.model_dump_json().encode())
+    push = await client.push("lobby.rooms")
+    assert [r["room_id"] for r in push["upserted"]] == ["r1"]
+    assert [m["player_id"] for m in push["upserted"][0]["members"]] == ["g-a", "g-b"]
+    assert push["removed"] == ["r2"]
+    assert not [p for p in client.pushes if p["type"] == "lobby.rooms"]
 
 
-async def test_player_watches_acts_and_sees_the_event_with_its_sequence(
+async def test_a_private_room_event_reaches_only_its_members(gateway: RunningGateway) -> None:
+    token_in, me = await gateway.sign_in("Member")
+    token_out, _ = await gateway.sign_in("Outsider")
+    member, outsider = await gateway.client(token_in), await gateway.client(token_out)
+    event = LobbyEvent(type="room_changed", room_id="r3", room=room("r3", [me], public=False))
+    await gateway.nc.publish(lobby_member_events(me), event.model_dump_json().encode())
+    push = await member.push("lobby.event")
+    assert push["event"]["room"]["room_id"] == "r3" and push["event"]["room"]["public"] is False
+    assert (await outsider.request("ping"))["ok"]
+    assert not outsider.pushes
+
+
+def legal_of(push: dict[str, Any], seat: int | None) -> list[dict[str, Any]]:
+    return next((p["legal"] for p in push["pending"] if p["seat"] == seat), [])
+
+
+async def test_player_watches_acts_and_sees_the_update_with_its_sequence(
     gateway: RunningGateway,
 ) -> None:
     token, me = await gateway.sign_in()
@@ -144,26 +190,57 @@ async def test_player_watches_acts_and_sees_the_event_with_its_sequence(
     watch = await client.request("table.watch", table="t1")
     assert watch["data"]["seat"] == 1 and watch["data"]["spectator"] is False
     state = await client.push("table.state")
-    assert (
-        state["seq"] == 1 and state["seat"] == 1 and state["legal"] == [{"type": "roll", "seat": 1}]
-    )
+    assert state["seq"] == 1 and legal_of(state, 1) == [{"type": "roll", "seat": 1}]
     assert [s["player_id"] for s in state["seats"]] == ["bot-0", me, "bot-2"]
 
     await table.act(seat=0, events=2)
-    pushed = await client.push("table.events")
-    assert pushed["seq"] == 3
+    pushed = await client.push("table.update")
+    assert (pushed["first_seq"], pushed["seq"]) == (2, 3)
     assert [e["seq"] for e in pushed["events"]] == [2, 3]
-    assert pushed["events"][0]["event"] == {"type": "roll", "seat": 0, "n": 0}
-    assert (await client.push("table.state"))["seq"] == 3
+    assert pushed["events"][0]["event"]["type"] == "turn_started"
+    assert pushed["state"]["mode"] == "classic" and legal_of(pushed, 1)
 
+    views_before = table.views_asked
     reply = await client.request("table.cmd", table="t1", command={"type": "roll"})
-    assert reply["ok"] and reply["data"]["seq"] == 4
-    assert table.received[-1].player_id == me and table.received[-1].command["seat"] == 1
-    pushed = await client.push("table.events", seq=4)
-    assert pushed["events"][0]["event"]["type"] == "roll_done"
+    assert reply["ok"] and reply["data"] == {"seq": 4, "version": 4, "events": 1}
+    sent = table.received[-1]
+    assert sent.player_id == me and sent.command == Roll()  # the table fills in the seat
+    pushed = await client.push("table.update", seq=4)
+    assert pushed["events"][0]["event"]["type"] == "dice_rolled"
+    # one request per command: the update carries the view, nobody asked for it
+    assert table.views_asked == views_before
 
 
-async def test_acting_for_someone_elses_seat_is_refused_before_reaching_the_table(
+async def test_commands_are_parsed_strictly_before_reaching_the_table(
+    gateway: RunningGateway,
+) -> None:
+    token, me = await gateway.sign_in()
+    table = await FakeTable(gateway.nc, "t9", [me, "bot-1"]).start()
+    client = await gateway.client(token)
+    for command, words in (
+        ({"type": "roll", "dice": 12}, "dice"),
+        ({"type": "fly"}, "command"),
+        ({"type": "bid", "seat": "0"}, "seat"),
+        ({"type": "timeout"}, "timeouts are fired by the table"),
+    ):
+        reply = await client.request("table.cmd", table="t9", command=command)
+        assert reply["error"]["code"] == "request/invalid", command
+        assert words in reply["error"]["message"]
+    assert table.received == []
+
+
+async def test_a_busy_table_is_retried_with_the_same_command_id(gateway: RunningGateway) -> None:
+    token, me = await gateway.sign_in()
+    table = await FakeTable(gateway.nc, "t10", [me, "bot-1"]).start()
+    table.busy = 3
+    client = await gateway.client(token)
+    reply = await client.request("table.cmd", table="t10", command={"type": "roll"})
+    assert reply["ok"], reply
+    assert len(table.received) == 4
+    assert len({c.command_id for c in table.received}) == 1
+
+
+async def test_acting_for_someone_elses_seat_is_refused_by_the_table(
     gateway: RunningGateway,
 ) -> None:
     token, me = await gateway.sign_in()
@@ -171,25 +248,74 @@ async def test_acting_for_someone_elses_seat_is_refused_before_reaching_the_tabl
     client = await gateway.client(token)
     reply = await client.request("table.cmd", table="t2", command={"type": "roll", "seat": 0})
     assert reply["error"]["code"] == "seat/not_yours"
-    assert "seat 0 is not yours" in reply["error"]["message"]
-    assert table.received == []
+    assert table.received[-1].player_id == me  # the token's player, whatever the message says
     assert table.seq == 1
     assert (await client.request("ping"))["ok"] is True
 
 
-async def test_spectator_sees_events_but_cannot_act(gateway: RunningGateway) -> None:
+async def test_spectator_sees_updates_but_cannot_act(gateway: RunningGateway) -> None:
     token, _ = await gateway.sign_in("Viewer")
     table = await FakeTable(gateway.nc, "t3", ["g-a", "g-b"]).start()
     client = await gateway.client(token)
     watch = await client.request("table.watch", table="t3")
     assert watch["data"]["spectator"] is True and watch["data"]["seat"] is None
     state = await client.push("table.state")
-    assert state["seat"] is None and state["legal"] is None
+    assert state["seq"] == 1
     await table.act(seat=1)
-    assert (await client.push("table.events"))["seq"] == 2
+    assert (await client.push("table.update"))["seq"] == 2
     refused = await client.request("table.cmd", table="t3", command={"type": "roll"})
     assert refused["error"]["code"] == "seat/not_yours"
-    assert table.received == []
+    assert table.seq == 2
+
+
+async def test_every_watcher_gets_the_same_update(gateway: RunningGateway) -> None:
+    token_a, a_id = await gateway.sign_in("Ann")
+    token_b, b_id = await gateway.sign_in("Ben")
+    table = await FakeTable(gateway.nc, "t11", [a_id, b_id]).start()
+    a, b = await gateway.client(token_a), await gateway.client(token_b)
+    spectator = await gateway.client((await gateway.sign_in("Sam"))[0])
+    for client in (a, b, spectator):
+        await client.request("table.watch", table="t11")
+        await client.push("table.state")
+    await table.act(seat=0)
+    raw = [json.loads(json.dumps(await c.push("table.update"))) for c in (a, b, spectator)]
+    assert raw[0] == raw[1] == raw[2]
+    assert {p["seat"] for p in raw[0]["pending"]} == {0, 1}
+
+
+async def test_a_lost_update_is_caught_up_from_the_stream(gateway: RunningGateway) -> None:
+    token, me = await gateway.sign_in()
+    table = await FakeTable(gateway.nc, "t12", [me, "bot-1"]).start()
+    client = await gateway.client(token)
+    await client.request("table.watch", table="t12")
+    await client.push("table.state")
+    table.drop_updates = 2
+    await table.act(seat=1, events=2)  # seq 2-3: stored, update lost
+    await table.act(seat=1)  # seq 4: stored, update lost
+    await table.act(seat=1)  # seq 5: the gap shows
+    missed = await client.push("table.events")
+    assert [e["seq"] for e in missed["events"]] == [2, 3]
+    missed = await client.push("table.events")
+    assert [e["seq"] for e in missed["events"]] == [4]
+    update = await client.push("table.update")
+    assert update["first_seq"] == 5
+
+
+async def test_a_lost_last_update_is_noticed_from_the_command_reply(
+    gateway: RunningGateway,
+) -> None:
+    token, me = await gateway.sign_in()
+    table = await FakeTable(gateway.nc, "t13", [me, "bot-1"]).start()
+    client = await gateway.client(token)
+    await client.request("table.watch", table="t13")
+    await client.push("table.state")
+    table.drop_updates = 1
+    reply = await client.request("table.cmd", table="t13", command={"type": "roll"})
+    assert reply["data"]["seq"] == 2
+    missed = await client.push("table.events")
+    assert [e["seq"] for e in missed["events"]] == [2]
+    state = await client.push("table.state")
+    assert state["seq"] == 2 and legal_of(state, 0)
 
 
 async def test_reconnect_replays_missed_events_then_the_state(gateway: RunningGateway) -> None:
@@ -199,7 +325,7 @@ async def test_reconnect_replays_missed_events_then_the_state(gateway: RunningGa
     await first.request("table.watch", table="t4")
     await first.push("table.state")
     await first.request("table.cmd", table="t4", command={"type": "roll"})
-    last_seen = (await first.push("table.events"))["seq"]
+    last_seen = (await first.push("table.update"))["seq"]
     assert last_seen == 2
     await first.close()
 
@@ -211,11 +337,11 @@ async def test_reconnect_replays_missed_events_then_the_state(gateway: RunningGa
     missed = [await second.push("table.events") for _ in range(3)]
     assert [e["seq"] for batch in missed for e in batch["events"]] == [3, 4, 5, 6, 7, 8]
     state = await second.push("table.state")
-    assert state["seq"] == 8 and state["seat"] == 0
+    assert state["seq"] == 8 and legal_of(state, 0)
     # and it carries on live, without duplicates
     await table.act(seat=1)
-    assert (await second.push("table.events"))["seq"] == 9
-    assert not [p for p in second.pushes if p["type"] == "table.events"]
+    assert (await second.push("table.update"))["seq"] == 9
+    assert not [p for p in second.pushes if p["type"].startswith("table.")]
 
 
 async def test_resume_from_the_middle_of_a_batch_sends_only_the_unseen_events(
@@ -251,41 +377,6 @@ async def test_watching_an_unknown_table_is_a_clear_error(gateway: RunningGatewa
     reply = await client.request("table.watch", table="nope")
     assert reply["ok"] is False and reply["error"]["code"] == "service/unavailable"
     assert (await client.request("ping"))["ok"] is True
-
-
-async def test_a_view_that_lags_behind_the_events_is_asked_for_again(
-    gateway: RunningGateway,
-) -> None:
-    token, me = await gateway.sign_in()
-    table = await FakeTable(gateway.nc, "t8", [me, "bot-1"]).start()
-    client = await gateway.client(token)
-    await client.request("table.watch", table="t8")
-    assert (await client.push("table.state"))["seq"] == 1
-    table.stale_views = 3
-    await table.act(seat=1)
-    assert (await client.push("table.events"))["seq"] == 2
-    assert (await client.push("table.state"))["seq"] == 2
-
-
-def test_legal_commands_are_computed_from_the_public_view() -> None:
-    from opolyx_contracts.table import SeatSpec, TableView
-    from opolyx_gateway.hub import local_legal
-    from opolyx_rules import command_to_json, legal_commands, new_game, public_view
-
-    state = new_game("classic", 3, 7)
-    view = TableView(
-        table_id="t",
-        seq=1,
-        version=1,
-        state=public_view(state),
-        seed_commitment="x",
-        seats=[SeatSpec(player_id=f"p{i}") for i in range(3)],
-    )
-    computed = local_legal(view, {0, 1, 2})
-    assert computed is not None
-    for seat in range(3):
-        assert computed[seat] == [command_to_json(c) for c in legal_commands(state, seat)]
-    assert local_legal(view.model_copy(update={"state": {"nonsense": 1}}), {0}) is None
 
 
 async def test_chat_messages_of_a_watched_room_are_pushed(gateway: RunningGateway) -> None:

@@ -1,14 +1,23 @@
-"""The websocket protocol between the web client and the gateway.
+"""The websocket protocol between the web client and the gateway: every message both ways.
 
-Client -> gateway: one JSON object per message, ``{"id": <str|int>, "type": ..., ...}``.
-The first message of a socket must be ``hello`` with the session token. Every message gets
-exactly one ``reply`` with the same id: ``{"type": "reply", "id", "ok": true, "data": {...}}``
-or ``{"type": "reply", "id", "ok": false, "error": {"code", "message"}}``. A message that
-cannot be read at all gets a reply with ``id: null``. The socket stays open after errors.
+Client -> gateway: one JSON object per message, ``{"id": <str|int>, "type": ..., ...}``
+(`ClientMessage`), unknown fields refused. The first message of a socket must be ``hello``
+with the session token. Every message gets exactly one `Reply` with the same id, ok with the
+request's result model (`HelloResult`, `TableWatchResult`, ...) or not ok with an `ErrorBody`.
+A message that cannot be read at all gets a reply with ``id: null``. The socket stays open
+after errors.
 
-Gateway -> client pushes (no id): ``table.event`` (with the per-table ``seq``),
-``table.state`` (the public view at ``seq``), ``lobby.event``, ``chat.message`` (rooms
-watched with ``chat.watch``).
+Gateway -> client pushes (`Push`, no id):
+- ``table.state``: the public view of a table at ``seq`` with the decisions pending (each
+  with its seat's legal commands) and the seats; sent when a client starts watching and
+  after it missed updates. The same push for every watcher, so encoded once.
+- ``table.update``: the events of one stored batch and the view and decisions after it
+  (the table's `TableUpdate`), the same for every watcher of the table.
+- ``table.events``: events replayed to a client that resumes (``since``), before its
+  ``table.state``.
+- ``lobby.rooms``: changes of the public room list (folded over ~100 ms), to every
+  signed-in socket; ``lobby.event``: a change of a room the player is or was in.
+- ``chat.message``: a message in a watched chat room.
 
 The player's identity always comes from the token, never from a message.
 """
@@ -17,44 +26,72 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+
+from opolyx_contracts.errors import ErrorBody
+from opolyx_contracts.game import GameCommand, Timeout
+from opolyx_contracts.lobby import LobbyEvent, RoomDetail, RoomSummary
+from opolyx_contracts.table import EventRecord, PendingDecision, PublicView
 
 __all__ = [
+    "CHAT_TEXT_LIMIT",
     "GATEWAY_PROTOCOL",
     "LOBBY_ACTIONS",
+    "PUSH_TYPES",
+    "ChatMessagePush",
     "ChatPost",
+    "ChatPostResult",
     "ChatUnwatch",
     "ChatWatch",
+    "ChatWatchResult",
     "ClientMessage",
+    "Empty",
+    "ErrorReply",
     "Hello",
+    "HelloResult",
+    "LobbyEventPush",
     "LobbyRequest",
+    "LobbyResult",
+    "LobbyRoomsPush",
+    "OkReply",
     "Ping",
+    "PingResult",
+    "PlayerInfo",
+    "Push",
+    "Reply",
+    "ReplyResult",
+    "ServerMessage",
     "TableCmd",
+    "TableCmdResult",
+    "TableEventsPush",
+    "TableSeat",
+    "TableStatePush",
     "TableUnwatch",
+    "TableUpdatePush",
     "TableWatch",
+    "TableWatchResult",
     "client_message_adapter",
+    "server_message_adapter",
 ]
 
-GATEWAY_PROTOCOL = 1
-"""Bumped only for a change an existing client cannot understand."""
+GATEWAY_PROTOCOL = 2
+"""Bumped only for a change an existing client cannot understand (2: one shared
+``table.update`` push; ``table.state`` lists every pending decision instead of one
+seat's ``legal``)."""
+
+CHAT_TEXT_LIMIT = 500
+"""Longest chat message, in characters."""
 
 _ID = r"^[A-Za-z0-9_-]{1,128}$"
-MessageId = str | int
+MessageId = Annotated[str, Field(max_length=128)] | int
 
-LOBBY_ACTIONS = (
-    "list",
-    "get",
-    "mine",
-    "create",
-    "join",
-    "leave",
-    "add_bot",
-    "remove_bot",
-    "kick",
-    "start",
-)
+LobbyAction = Literal[
+    "list", "get", "mine", "create", "join", "leave", "add_bot", "remove_bot", "kick", "start"
+]
+LOBBY_ACTIONS: tuple[str, ...] = LobbyAction.__args__  # type: ignore[attr-defined]
 
 
+# ---------------------------------------------------------------- client -> gateway
 class _Client(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -77,9 +114,7 @@ class LobbyRequest(_Client):
     """A lobby action, forwarded to the lobby service as the token's player."""
 
     type: Literal["lobby"]
-    action: Literal[
-        "list", "get", "mine", "create", "join", "leave", "add_bot", "remove_bot", "kick", "start"
-    ]
+    action: LobbyAction
     room: str | None = Field(default=None, pattern=_ID)
     mode: str | None = Field(default=None, max_length=32)
     seats: int | None = Field(default=None, ge=2, le=6)
@@ -108,8 +143,16 @@ class TableCmd(_Client):
 
     type: Literal["table.cmd"]
     table: str = Field(pattern=_ID)
-    command: dict[str, Any]
-    expected_version: int | None = None
+    command: GameCommand
+    """Parsed strictly (unknown fields and types refused); ``seat`` may be left out."""
+    expected_version: int | None = Field(default=None, ge=0)
+
+    @field_validator("command")
+    @classmethod
+    def _not_a_timeout(cls, command: GameCommand) -> GameCommand:
+        if isinstance(command, Timeout):
+            raise ValueError("timeouts are fired by the table, not sent by players")
+        return command
 
 
 class ChatWatch(_Client):
@@ -127,7 +170,7 @@ class ChatUnwatch(_Client):
 class ChatPost(_Client):
     type: Literal["chat.post"]
     room: str = Field(pattern=_ID)
-    text: str = Field(min_length=1, max_length=500)
+    text: str = Field(min_length=1, max_length=CHAT_TEXT_LIMIT)
 
 
 ClientMessage = Annotated[
@@ -144,3 +187,204 @@ ClientMessage = Annotated[
 ]
 
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+# ---------------------------------------------------------------- replies
+class _Result(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Empty(_Result):
+    """The result of a request that has nothing to say but "done" (unwatch)."""
+
+
+class PlayerInfo(_Result):
+    id: str
+    name: str
+
+
+class HelloResult(_Result):
+    protocol: int
+    player: PlayerInfo
+    expires_at: int
+    """Unix seconds when the session token expires."""
+
+
+class PingResult(_Result):
+    now: float
+    """The gateway's clock (Unix seconds), for countdowns."""
+
+
+class TableWatchResult(_Result):
+    table: str
+    seat: int | None
+    """The watcher's seat, None for a spectator."""
+    spectator: bool
+    seq: int
+    """Sequence of the ``table.state`` that follows this reply."""
+    replayed: int
+    """How many missed events were replayed (``table.events`` pushes) before it."""
+
+
+class TableCmdResult(_Result):
+    seq: int
+    version: int
+    events: int
+
+
+class ChatWatchResult(_Result):
+    room: str
+
+
+class ChatPostResult(BaseModel):
+    """What the chat service answered (its own contract; passed through)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+
+class LobbyResult(_Result):
+    """The lobby's reply without its envelope (``opolyx_contracts.lobby.LobbyReply``)."""
+
+    room: RoomDetail | None = None
+    """The room after the command."""
+    rooms: list[RoomSummary] | None = None
+    """list: open public rooms."""
+    invite_code: str | None = None
+    table_id: str | None = None
+
+
+ReplyResult = Annotated[
+    HelloResult
+    | PingResult
+    | TableWatchResult
+    | TableCmdResult
+    | ChatWatchResult
+    | Empty
+    | LobbyResult
+    | ChatPostResult,
+    Field(union_mode="left_to_right"),
+]
+"""A reply names no request type: a reader tries the results in this order (the open
+lobby and chat results last)."""
+
+
+class OkReply(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: Literal["reply"] = "reply"
+    id: MessageId | None
+    ok: Literal[True] = True
+    data: ReplyResult
+
+
+class ErrorReply(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: Literal["reply"] = "reply"
+    id: MessageId | None
+    """None when the message was unreadable (no id could be read from it)."""
+    ok: Literal[False] = False
+    error: ErrorBody
+
+
+Reply = Annotated[OkReply | ErrorReply, Field(discriminator="ok")]
+
+
+# ---------------------------------------------------------------- pushes
+class _Push(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TableSeat(_Push):
+    seat: int
+    player_id: str
+    name: str | None
+    bot: bool
+
+
+class TableStatePush(_Push):
+    type: Literal["table.state"] = "table.state"
+    table: str
+    seq: int
+    version: int
+    state: PublicView
+    """The public view: no seed, RNG or deck order."""
+    pending: list[PendingDecision]
+    """The decisions the rules wait for, each with its seat's legal commands."""
+    seats: list[TableSeat]
+    deadline_at: float | None
+    """Wall-clock (Unix seconds) of the next deadline."""
+    now: float
+    """The gateway's clock when sent (clients correct their countdowns by it)."""
+
+
+class TableUpdatePush(_Push):
+    type: Literal["table.update"] = "table.update"
+    table: str
+    first_seq: int
+    seq: int
+    """Sequence of the last event of this push (and of its state)."""
+    version: int
+    events: list[EventRecord]
+    state: PublicView
+    pending: list[PendingDecision]
+    deadline_at: float | None
+    now: float
+    at: float
+    """When the table stored the events (Unix seconds)."""
+
+
+class TableEventsPush(_Push):
+    type: Literal["table.events"] = "table.events"
+    table: str
+    seq: int
+    events: list[EventRecord]
+    at: float
+
+
+class LobbyEventPush(_Push):
+    """A change of a room the player is (or was) in, with the room after it."""
+
+    type: Literal["lobby.event"] = "lobby.event"
+    event: LobbyEvent
+
+
+class LobbyRoomsPush(_Push):
+    """Changes of the public room list (`opolyx_contracts.lobby.RoomsChanged`): rows to
+    add or replace (by ``room_id``) and ids to drop."""
+
+    type: Literal["lobby.rooms"] = "lobby.rooms"
+    upserted: list[RoomSummary]
+    removed: list[str]
+
+
+class ChatMessagePush(_Push):
+    type: Literal["chat.message"] = "chat.message"
+    room: str
+    message: dict[str, Any]
+
+
+_PUSHES = (
+    TableStatePush,
+    TableUpdatePush,
+    TableEventsPush,
+    LobbyEventPush,
+    LobbyRoomsPush,
+    ChatMessagePush,
+)
+Push = Annotated[
+    TableStatePush
+    | TableUpdatePush
+    | TableEventsPush
+    | LobbyEventPush
+    | LobbyRoomsPush
+    | ChatMessagePush,
+    Field(discriminator="type"),
+]
+
+PUSH_TYPES: tuple[str, ...] = tuple(model.model_fields["type"].default for model in _PUSHES)
+
+ServerMessage = Annotated[Push | Reply, Field(union_mode="left_to_right")]
+"""Anything the gateway sends on a socket."""
+
+server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

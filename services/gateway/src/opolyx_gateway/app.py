@@ -19,7 +19,7 @@ from litestar.status_codes import HTTP_503_SERVICE_UNAVAILABLE
 from nats.aio.client import Client as NatsClient
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
-from opolyx_contracts.gateway import LobbyRequest
+from opolyx_contracts.gateway import LobbyRequest, LobbyResult
 from opolyx_rules import board, modes
 from opolyx_service.connection import connect_nats, ensure_kv
 from pydantic import BaseModel, Field
@@ -174,7 +174,7 @@ async def whoami(request: Request[Any, Any, Any]) -> dict[str, Any]:
 
 
 @get("/api/rooms", tags=["lobby"], summary="Open rooms")
-async def list_rooms(request: Request[Any, Any, Any], state: State) -> dict[str, Any]:
+async def list_rooms(request: Request[Any, Any, Any], state: State) -> LobbyResult:
     identity = _identity(request)
     listing = LobbyRequest(id=0, type="lobby", action="list")
     return await _gateway(state).upstream.lobby(listing, identity.player_id, identity.name)
@@ -266,7 +266,9 @@ def create_app(settings: GatewaySettings) -> Litestar:
         except Exception as exc:
             log.warning("no JetStream key-value for player names: %s", exc)
             players = None
-        upstream = Upstream(nc, settings.nats.request_timeout)
+        upstream = Upstream(
+            nc, settings.nats.request_timeout, tracing=settings.telemetry.traces != "none"
+        )
         hub = Hub(nc, upstream, options.replay_limit)
         await hub.start()
         assert options.active_key_id is not None

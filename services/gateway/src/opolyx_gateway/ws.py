@@ -3,6 +3,10 @@
 The first message must be ``hello`` with a session token; every message gets exactly one
 reply; an unreadable or refused message gets an error reply and the socket stays open.
 The identity sent to the services is the token's, never anything inside a message.
+
+A connection costs one task (the ASGI handler's, which reads): pushes are queued and
+written by a task that exists only while there is something to write, and a reply goes out
+directly from the reader when nothing is queued before it.
 """
 
 from __future__ import annotations
@@ -12,20 +16,30 @@ import contextlib
 import json
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from litestar import WebSocket, websocket
 from litestar.exceptions import WebSocketDisconnect
-from opolyx_contracts.errors import BAD_REQUEST, MALFORMED_JSON
+from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON, ErrorBody
 from opolyx_contracts.gateway import (
     GATEWAY_PROTOCOL,
     ChatPost,
+    ChatPostResult,
     ChatUnwatch,
     ChatWatch,
+    ChatWatchResult,
     ClientMessage,
+    Empty,
+    ErrorReply,
     Hello,
+    HelloResult,
     LobbyRequest,
+    OkReply,
     Ping,
+    PingResult,
+    PlayerInfo,
+    ReplyResult,
     TableCmd,
     TableUnwatch,
     TableWatch,
@@ -77,96 +91,112 @@ def _describe(exc: ValidationError) -> str:
 class ClientSession:
     """A connected websocket, as the hub sees it (a ``Sink``)."""
 
+    __slots__ = (
+        "_writer",
+        "bucket",
+        "chat_rooms",
+        "closing",
+        "gw",
+        "identity",
+        "out",
+        "refused_in_a_row",
+        "socket",
+        "tables",
+    )
+
     def __init__(self, gateway: Gateway, socket: WebSocket[Any, Any, Any]) -> None:
         self.gw = gateway
         self.socket = socket
         self.identity: Identity | None = None
-        self.out: asyncio.Queue[str] = asyncio.Queue(gateway.options.send_queue_size)
+        self.out: deque[str] = deque()
+        self._writer: asyncio.Task[None] | None = None
         self.closing: tuple[int, str] | None = None
-        self.close_requested = asyncio.Event()
         self.bucket = TokenBucket(gateway.options.rate_per_second, gateway.options.rate_burst)
         self.refused_in_a_row = 0
         self.tables: set[str] = set()
         self.chat_rooms: set[str] = set()
 
     # -- Sink ---------------------------------------------------------------
-    def push(self, message: dict[str, Any] | str) -> None:
+    def push(self, text: str) -> None:
         if self.closing is not None:
             return
-        text = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
-        try:
-            self.out.put_nowait(text)
-        except asyncio.QueueFull:
+        if len(self.out) >= self.gw.options.send_queue_size:
+            self.out.clear()
             self.close(CLOSE_TOO_SLOW, "too slow to receive updates; reconnect to resume")
+            return
+        self.out.append(text)
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write())
 
     def close(self, code: int, reason: str) -> None:
+        """Close after what is queued (an auth refusal, say) has been written."""
         if self.closing is None:
             self.closing = (code, reason)
-            self.close_requested.set()
+            if self._writer is None:
+                self._writer = asyncio.create_task(self._write())
 
-    def reply_ok(self, msg_id: object, data: dict[str, Any] | None = None) -> None:
-        self.push({"type": "reply", "id": msg_id, "ok": True, "data": data or {}})
+    async def _write(self) -> None:
+        try:
+            while self.out:
+                await self.socket.send_text(self.out.popleft())
+            if self.closing is not None:
+                code, reason = self.closing
+                await self.socket.close(code=code, reason=reason)
+        except (WebSocketDisconnect, RuntimeError, OSError) as exc:
+            self.out.clear()
+            log.debug("socket gone while writing: %r", exc)
+        finally:
+            self._writer = None
 
-    def reply_error(self, msg_id: object, code: str, message: str) -> None:
-        self.push(
-            {
-                "type": "reply",
-                "id": msg_id,
-                "ok": False,
-                "error": {"code": code, "message": message},
-            }
-        )
+    async def _reply(self, text: str) -> None:
+        if self._writer is None and not self.out and self.closing is None:
+            try:
+                await self.socket.send_text(text)
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                self.close(1006, "gone")
+            return
+        self.push(text)
+
+    def _ok(self, msg_id: str | int | None, data: ReplyResult) -> str:
+        return OkReply(id=msg_id, data=data).model_dump_json()
+
+    def _error(self, msg_id: str | int | None, code: str, message: str) -> str:
+        return ErrorReply(id=msg_id, error=ErrorBody(code=code, message=message)).model_dump_json()
 
     # -- lifecycle ------------------------------------------------------------
     async def run(self) -> None:
         await self.socket.accept()
         self.gw.sessions.add(self)
-        sender = asyncio.create_task(self._send_loop())
-        receiver = asyncio.create_task(self._receive_loop())
-        closer = asyncio.create_task(self.close_requested.wait())
         try:
-            await asyncio.wait({sender, receiver, closer}, return_when=asyncio.FIRST_COMPLETED)
+            await self._receive_loop()
         finally:
-            for task in (receiver, closer):
-                task.cancel()
-            # let queued replies (an auth refusal, say) reach the client before closing
-            if not sender.done():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._drain(), timeout=1.0)
-                sender.cancel()
             self.gw.sessions.discard(self)
-            self.gw.hub.lobby_sinks.discard(self)
+            if self.identity is not None:
+                self.gw.hub.signed_out(self, self.identity.player_id)
             for table in list(self.tables):
                 await self.gw.hub.unwatch(self, table)
             for room in list(self.chat_rooms):
                 await self.gw.hub.unwatch_chat(self, room)
-            code, reason = self.closing or (1000, "bye")
-            with contextlib.suppress(Exception):
-                await self.socket.close(code=code, reason=reason)
-
-    async def _drain(self) -> None:
-        while not self.out.empty():
-            await asyncio.sleep(0.01)
-
-    async def _send_loop(self) -> None:
-        while True:
-            text = await self.out.get()
-            try:
-                await self.socket.send_text(text)
-            except (WebSocketDisconnect, RuntimeError, OSError):
-                return
+            self.close(*(self.closing or (1000, "bye")))
+            writer = self._writer
+            if writer is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(writer), timeout=1.0)
+                writer.cancel()
 
     async def _receive_loop(self) -> None:
         deadline = time.monotonic() + self.gw.options.auth_timeout_seconds
         while self.closing is None:
             try:
                 if self.identity is None:
-                    timeout = max(0.0, deadline - time.monotonic())
-                    event = await asyncio.wait_for(self.socket.receive(), timeout)
+                    async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                        event = await self.socket.receive()
                 else:
                     event = await self.socket.receive()
             except TimeoutError:
-                self.reply_error(None, "auth/required", "send hello with your session token first")
+                self.push(
+                    self._error(None, "auth/required", "send hello with your session token first")
+                )
                 self.close(CLOSE_UNAUTHORIZED, "not authenticated")
                 return
             except (WebSocketDisconnect, RuntimeError, OSError):
@@ -184,59 +214,68 @@ class ClientSession:
             if self.refused_in_a_row >= self.gw.options.rate_violations_before_close:
                 self.close(CLOSE_FLOODING, "too many messages")
                 return
-            self.reply_error(
-                _peek_id(raw),
-                "request/rate_limited",
-                "too many messages; slow down (the message was not processed)",
+            await self._reply(
+                self._error(
+                    _peek_id(raw),
+                    "request/rate_limited",
+                    "too many messages; slow down (the message was not processed)",
+                )
             )
             return
         self.refused_in_a_row = 0
-        if len(raw) > self.gw.options.max_message_bytes:
-            self.reply_error(
-                _peek_id(raw),
-                BAD_REQUEST,
-                f"the message is larger than {self.gw.options.max_message_bytes} bytes",
+        limit = self.gw.options.max_message_bytes
+        if len(raw) > limit:
+            await self._reply(
+                self._error(_peek_id(raw), BAD_REQUEST, f"the message is larger than {limit} bytes")
             )
             return
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            self.reply_error(None, MALFORMED_JSON, "the message is not valid JSON")
-            return
-        if not isinstance(data, dict):
-            self.reply_error(None, MALFORMED_JSON, "the message must be a JSON object")
-            return
-        msg_id = data.get("id") if isinstance(data.get("id"), (str, int)) else None
-        try:
-            message: ClientMessage = client_message_adapter.validate_python(data)
+            # one pass: JSON parsing and validation of the message (pydantic-core)
+            message: ClientMessage = client_message_adapter.validate_json(raw)
         except ValidationError as exc:
-            kind = data.get("type")
-            if msg_id is None:
-                text = 'every message needs an "id" (text or number)'
-            elif not isinstance(kind, str) or exc.errors()[0]["type"] == "union_tag_invalid":
-                text = f"unknown message type {kind!r}"
-            else:
-                text = f"invalid {kind}: {_describe(exc)}"
-            self.reply_error(msg_id, BAD_REQUEST, text)
+            await self._reply(self._refusal(raw, exc))
             return
         started = time.perf_counter()
         try:
-            data_out = await self._dispatch(message)
+            result = await self._dispatch(message)
         except GatewayError as exc:
-            self.reply_error(message.id, exc.code, exc.message)
+            text = self._error(message.id, exc.code, exc.message)
         except AuthError as exc:
-            self.reply_error(message.id, exc.code, exc.message)
+            text = self._error(message.id, exc.code, exc.message)
             if self.identity is None:
+                self.push(text)
                 self.close(CLOSE_UNAUTHORIZED, exc.code)
+                return
         except Exception:
             log.exception("message %s failed", type(message).__name__)
-            self.reply_error(message.id, "internal/error", "the gateway failed; try again")
+            text = self._error(message.id, INTERNAL, "the gateway failed; try again")
         else:
-            self.reply_ok(message.id, data_out)
-        finally:
-            self.gw.metrics.observe(message.type, time.perf_counter() - started)
+            text = self._ok(message.id, result)
+        await self._reply(text)
+        self.gw.metrics.observe(message.type, time.perf_counter() - started)
 
-    async def _dispatch(self, message: ClientMessage) -> dict[str, Any]:
+    def _refusal(self, raw: str | bytes, exc: ValidationError) -> str:
+        """The error reply to a message that failed validation (the rare path: read it
+        again as plain JSON to say what was wrong)."""
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return self._error(None, MALFORMED_JSON, "the message is not valid JSON")
+        if not isinstance(data, dict):
+            return self._error(None, MALFORMED_JSON, "the message must be a JSON object")
+        msg_id = data.get("id") if isinstance(data.get("id"), (str, int)) else None
+        kind = data.get("type")
+        if msg_id is None:
+            text = 'every message needs an "id" (text or number)'
+        elif not isinstance(kind, str) or any(
+            err["type"] == "union_tag_invalid" and not err["loc"] for err in exc.errors()
+        ):
+            text = f"unknown message type {kind!r}"
+        else:
+            text = f"invalid {kind}: {_describe(exc)}"
+        return self._error(msg_id, BAD_REQUEST, text)
+
+    async def _dispatch(self, message: ClientMessage) -> ReplyResult:
         if isinstance(message, Hello):
             return self._hello(message)
         identity = self.identity
@@ -244,8 +283,14 @@ class ClientSession:
             raise AuthError("auth/required", "send hello with your session token first")
         hub, upstream = self.gw.hub, self.gw.upstream
         match message:
+            case TableCmd():
+                result = await upstream.table_command(
+                    message.table, identity.player_id, message.command, message.expected_version
+                )
+                hub.command_done(message.table, result.seq)
+                return result
             case Ping():
-                return {"now": time.time()}
+                return PingResult(now=time.time())
             case LobbyRequest():
                 return await upstream.lobby(message, identity.player_id, identity.name)
             case TableWatch():
@@ -260,43 +305,36 @@ class ClientSession:
             case TableUnwatch():
                 self.tables.discard(message.table)
                 await hub.unwatch(self, message.table)
-                return {}
-            case TableCmd():
-                command = dict(message.command)
-                command["seat"] = await hub.seat_for_command(
-                    message.table, identity.player_id, command
-                )
-                return await upstream.table_command(
-                    message.table, identity.player_id, command, message.expected_version
-                )
+                return Empty()
             case ChatWatch():
                 self.chat_rooms.add(message.room)
                 await hub.watch_chat(self, message.room)
-                return {"room": message.room}
+                return ChatWatchResult(room=message.room)
             case ChatUnwatch():
                 self.chat_rooms.discard(message.room)
                 await hub.unwatch_chat(self, message.room)
-                return {}
+                return Empty()
             case ChatPost():
-                return await upstream.chat_post(
+                posted = await upstream.chat_post(
                     message.room, identity.player_id, identity.name, message.text
                 )
+                return ChatPostResult.model_validate(posted)
         raise GatewayError(BAD_REQUEST, "unsupported message")  # pragma: no cover
 
-    def _hello(self, message: Hello) -> dict[str, Any]:
+    def _hello(self, message: Hello) -> HelloResult:
         identity = self.gw.signer.verify(message.token)
         if self.identity is not None and self.identity.player_id != identity.player_id:
             raise AuthError("auth/already_signed_in", "this socket already belongs to a player")
         self.identity = identity
-        self.gw.hub.lobby_sinks.add(self)
-        return {
-            "protocol": GATEWAY_PROTOCOL,
-            "player": {"id": identity.player_id, "name": identity.name},
-            "expires_at": identity.expires_at,
-        }
+        self.gw.hub.signed_in(self, identity.player_id)
+        return HelloResult(
+            protocol=GATEWAY_PROTOCOL,
+            player=PlayerInfo(id=identity.player_id, name=identity.name),
+            expires_at=identity.expires_at,
+        )
 
 
-def _peek_id(raw: str | bytes) -> object:
+def _peek_id(raw: str | bytes) -> str | int | None:
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):

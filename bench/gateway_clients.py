@@ -1,0 +1,266 @@
+"""The client side of the gateway benchmark, and the floor's two server roles.
+
+A `Player` is one seat of a two-seat table: it watches its table and answers its seat's
+decisions as soon as a push says it may. It speaks both the baseline's protocol (a
+`table.state` push per seat carrying that seat's `legal` list) and today's (one shared
+`table.update` push whose `pending` lists every seat's legal commands), so the same client
+drives both sides. Every client connects without permessage-deflate, as the floor does.
+
+    python bench/gateway_clients.py --role echo --nats URL         # the floor's responder
+    python bench/gateway_clients.py --role bare --nats URL --port P  # the floor's server
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ECHO_SUBJECT",
+    "Figures",
+    "Player",
+    "cpu_seconds",
+    "open_socket",
+    "rss_bytes",
+]
+
+ECHO_SUBJECT = "bench.echo"
+DECISIONS = ("roll", "buy", "pay", "pass", "jackpot_decline", "bus", "teleport", "pay_bail")
+RAISE_FUNDS = ("sell", "mortgage", "bankrupt")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+async def open_socket(url: str) -> Any:
+    """A websocket client without compression (the floor negotiates none either)."""
+    import websockets
+
+    return await websockets.connect(url, max_size=None, compression=None, ping_interval=None)
+
+
+class Figures:
+    """Command latencies of one phase."""
+
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.errors = 0
+
+    def summary(self, seconds: float) -> dict[str, float]:
+        lat = sorted(self.latencies)
+        if not lat:
+            return {"per_second": 0.0, "p50_ms": float("nan"), "p99_ms": float("nan"), "n": 0}
+        return {
+            "per_second": len(lat) / seconds,
+            "p50_ms": statistics.median(lat) * 1000,
+            "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
+            "n": len(lat),
+        }
+
+
+class Player:
+    """One bench client: a seat at a table, answering its decisions."""
+
+    def __init__(self, token: str, table: str) -> None:
+        self.token = token
+        self.table = table
+        self.seat: int | None = None
+        self.view: dict[str, Any] | None = None
+        """The last public view pushed, with the legal commands of this seat."""
+        self.legal: list[dict[str, Any]] = []
+        self.seq = 0
+        self.changed = asyncio.Event()
+        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.next_id = 0
+
+    async def request(self, ws: Any, kind: str, **fields: Any) -> dict[str, Any]:
+        self.next_id += 1
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.replies[self.next_id] = future
+        await ws.send(json.dumps({"id": self.next_id, "type": kind, **fields}))
+        return await future
+
+    def _on_view(self, message: dict[str, Any]) -> None:
+        self.view = message["state"]
+        if "legal" in message:  # the baseline's per-seat push
+            self.legal = message["legal"] or []
+        else:
+            self.legal = next(
+                (p["legal"] for p in message.get("pending", ()) if p["seat"] == self.seat), []
+            )
+        self.seq = max(self.seq, message["seq"])
+        self.changed.set()
+
+    async def reader(self, ws: Any) -> None:
+        async for text in ws:
+            message = json.loads(text)
+            kind = message["type"]
+            if kind == "reply":
+                future = self.replies.pop(message["id"], None)
+                if future is not None and not future.done():
+                    future.set_result(message)
+            elif kind in ("table.state", "table.update"):
+                self._on_view(message)
+
+    def choose(self) -> dict[str, Any] | None:
+        view = self.view
+        if view is None or view["finished"]:
+            return None
+        pending = view["pending"]
+        if pending is None or pending["seat"] != self.seat:
+            return None
+        for kinds in (DECISIONS, RAISE_FUNDS):  # a payment pause without the cash: raise it
+            for kind in kinds:
+                for command in self.legal:
+                    if command["type"] == kind:
+                        return dict(command)
+        return None
+
+    async def join(self, ws: Any) -> None:
+        assert (await self.request(ws, "hello", token=self.token))["ok"]
+        watch = await self.request(ws, "table.watch", table=self.table)
+        assert watch["ok"], watch
+        self.seat = watch["data"]["seat"]
+
+    async def play(self, ws: Any, stop: float, figures: Figures, think: float) -> None:
+        """Answer this seat's decisions until ``stop``, after ``think`` seconds (jittered)
+        of thinking each; one command in flight at a time."""
+        while time.perf_counter() < stop:
+            command = self.choose()
+            if command is not None and think:
+                await asyncio.sleep(random.uniform(0.5, 1.5) * think)
+                command = self.choose()
+            if command is None:
+                self.changed.clear()
+                try:
+                    await asyncio.wait_for(
+                        self.changed.wait(), max(0.01, stop - time.perf_counter())
+                    )
+                except TimeoutError:
+                    return
+                continue
+            seq = self.seq
+            t0 = time.perf_counter()
+            reply = await self.request(ws, "table.cmd", table=self.table, command=command)
+            if reply["ok"]:
+                if t0 < stop:
+                    figures.latencies.append(time.perf_counter() - t0)
+            else:
+                figures.errors += 1
+            # decide again only on the state after this command
+            while self.seq <= seq and time.perf_counter() < stop:
+                self.changed.clear()
+                try:
+                    await asyncio.wait_for(self.changed.wait(), 5)
+                except TimeoutError:
+                    break
+
+
+async def bare_play(ws: Any, stop: float, figures: Figures, think: float) -> None:
+    """The floor's client: a command-sized message, its echo, and a paced pause."""
+    n = 0
+    if think:  # paced players do not all start at the same instant
+        await asyncio.sleep(random.uniform(0, 2 * think))
+    while time.perf_counter() < stop:
+        n += 1
+        t0 = time.perf_counter()
+        await ws.send(json.dumps({"id": n, "type": "table.cmd", "command": {"type": "roll"}}))
+        await ws.recv()
+        if t0 < stop:
+            figures.latencies.append(time.perf_counter() - t0)
+        if think:  # half the players of two-seat tables act at once
+            await asyncio.sleep(random.uniform(0.5, 1.5) * 2 * think)
+
+
+# ----------------------------------------------------------------- the floor's servers
+async def run_echo_responder(nats_url: str) -> None:
+    import nats
+
+    nc = await nats.connect(nats_url)
+
+    async def answer(msg: Any) -> None:
+        await msg.respond(msg.data)
+
+    await nc.subscribe(ECHO_SUBJECT, cb=answer)
+    await asyncio.Event().wait()
+
+
+def run_bare_server(nats_url: str, port: int) -> None:
+    """A websocket server that only forwards each message as a NATS request and relays
+    the answer: the floor under any gateway."""
+    import nats
+    import uvicorn
+
+    state: dict[str, Any] = {}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    state["nc"] = await nats.connect(nats_url)
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await state["nc"].close()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] == "http":  # readiness probe
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+            return
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            reply = await state["nc"].request(ECHO_SUBJECT, message["text"].encode(), timeout=5)
+            await send({"type": "websocket.send", "text": reply.data.decode()})
+
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
+        log_level="warning",
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="a server role of the gateway benchmark")
+    parser.add_argument("--role", choices=["echo", "bare"], required=True)
+    parser.add_argument("--nats", required=True)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    if args.role == "echo":
+        asyncio.run(run_echo_responder(args.nats))
+    else:
+        run_bare_server(args.nats, args.port)
+
+
+if __name__ == "__main__":
+    main()

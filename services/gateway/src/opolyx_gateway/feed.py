@@ -1,0 +1,240 @@
+"""One table as this gateway's clients watch it: one subscription, one encoding per push.
+
+The table publishes a `TableUpdate` after each stored batch (core NATS, subject
+`table_update`): its events, the public view and the pending decisions with their legal
+commands. A feed subscribes once per watched table and forwards each update to every
+watcher as the same pre-encoded text; no view request and no rules call per command.
+
+The rare paths ask the table: a feed's first watcher gets the view by request; core NATS
+may drop a message, so an update whose `first_seq` skips past the feed's sequence makes the
+feed replay the gap from the TABLE_EVENTS stream first, and a command reply naming a
+sequence the feed has not seen shortly after makes it resynchronise (stream + view).
+Updates are applied one at a time in order (a lock shared with joins and resyncs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+from opolyx_contracts import subjects
+from opolyx_contracts.errors import UNAVAILABLE
+from opolyx_contracts.gateway import TableSeat, TableStatePush, TableWatchResult
+from opolyx_contracts.table import TableEvents, TableUpdate, TableView
+from pydantic import ValidationError
+
+from opolyx_gateway.errors import GatewayError
+from opolyx_gateway.pushes import (
+    encode_state,
+    events_push,
+    seats_of,
+    state_from_update,
+    state_from_view,
+    update_push,
+)
+
+__all__ = ["Sink", "TableFeed"]
+
+log = logging.getLogger("opolyx.gateway.feed")
+
+RESYNC_DELAY = 0.25
+"""Seconds a command's reply may run ahead of its update before the feed resynchronises
+(the update is published right after the reply, so it is normally there within 1 ms)."""
+
+
+class Sink(Protocol):
+    """A connected client as a feed sees it."""
+
+    def push(self, text: str) -> None:
+        """Send a push, already encoded (the same text goes to every watcher)."""
+
+
+class ViewSource(Protocol):
+    async def table_view(self, table_id: str, seat: int | None) -> TableView: ...
+
+
+Replay = Callable[[str, int, int], Awaitable[list[TableEvents]]]
+"""(table_id, since, upto) -> the stored batches holding events since < seq <= upto."""
+
+
+@dataclass(eq=False)
+class Watcher:
+    seat: int | None
+    cursor: int
+    """Last event sequence this client has (pushes at or below it are not sent again)."""
+
+
+class TableFeed:
+    def __init__(
+        self,
+        table_id: str,
+        nc: NatsClient,
+        views: ViewSource,
+        replay: Replay,
+        replay_limit: int,
+        on_empty: Callable[[TableFeed], None],
+    ) -> None:
+        self.table_id = table_id
+        self._nc = nc
+        self._views = views
+        self._replay = replay
+        self._replay_limit = replay_limit
+        self._on_empty = on_empty
+        self.watchers: dict[Sink, Watcher] = {}
+        self.seats: list[TableSeat] | None = None
+        self.seq = -1
+        """Sequence of the newest state this feed knows (-1: none yet)."""
+        self._state: TableStatePush | None = None
+        self._known_seats: set[int] | None = set()
+        """Seats whose decisions `_state` lists (None: every seat, from an update)."""
+        self._lock = asyncio.Lock()
+        self._sub: Subscription | None = None
+        self._resync: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------- live updates
+    async def _ensure_subscribed(self) -> None:
+        if self._sub is None:
+            self._sub = await self._nc.subscribe(
+                subjects.table_update(self.table_id), cb=self._on_update
+            )
+            await asyncio.sleep(0)  # the SUB must be on the wire before the first view request
+            await self._nc.flush()
+
+    async def _on_update(self, msg: Msg) -> None:
+        try:
+            update = TableUpdate.model_validate_json(msg.data)
+        except ValidationError as exc:
+            log.warning("unreadable update of table %s: %s", self.table_id, exc.errors()[:1])
+            return
+        if update.table_id != self.table_id:
+            return
+        async with self._lock:
+            await self._apply(update)
+
+    async def _apply(self, update: TableUpdate) -> None:
+        if self.seq < 0 or update.last_seq <= self.seq:
+            return  # no watcher has a state yet (its join asks for one), or already seen
+        if update.first_seq > self.seq + 1:  # core NATS dropped something: the stream has it
+            await self._push_missed(self.seq, update.first_seq - 1)
+        self._broadcast(update.last_seq, update_push(update))
+        self.seq = update.last_seq
+        self._state = state_from_update(update, self.seats or [])
+        self._known_seats = None
+
+    def _broadcast(self, seq: int, text: str) -> None:
+        for sink, watcher in list(self.watchers.items()):
+            if watcher.cursor < seq:
+                sink.push(text)
+                watcher.cursor = seq
+
+    async def _push_missed(self, after: int, upto: int) -> None:
+        """Push the events `after < seq <= upto` from the stream, to every watcher."""
+        for batch in await self._replay(self.table_id, after, upto):
+            text = events_push(batch, after, upto)
+            if text is not None:
+                self._broadcast(min(batch.last_seq, upto), text)
+        self.seq = max(self.seq, upto)
+
+    # ------------------------------------------------------------- the rare paths
+    def expect(self, seq: int) -> None:
+        """A command's reply said the table is at `seq`: resync if no update brings it."""
+        if seq > self.seq and (self._resync is None or self._resync.done()):
+            self._resync = asyncio.create_task(self._resync_after(seq))
+
+    async def _resync_after(self, seq: int) -> None:
+        await asyncio.sleep(RESYNC_DELAY)
+        for attempt in range(5):
+            async with self._lock:
+                if self.seq >= seq or not self.watchers:
+                    return
+                before = self.seq
+                try:
+                    state = await self._snapshot({w.seat for w in self.watchers.values()})
+                except GatewayError as exc:
+                    log.warning("resync of table %s failed: %s", self.table_id, exc.message)
+                    return
+                if state.seq >= seq:
+                    log.info(
+                        "table %s resynchronised at %d (an update was lost)", self.table_id, seq
+                    )
+                    await self._push_missed(before, state.seq)
+                    text = encode_state(state)
+                    for sink, watcher in list(self.watchers.items()):
+                        sink.push(text)
+                        watcher.cursor = state.seq
+                    return
+            await asyncio.sleep(0.05 * 2**attempt)  # the view lags the reply: ask again
+
+    async def _snapshot(
+        self, seats: set[int | None], player_id: str | None = None
+    ) -> TableStatePush:
+        """The table's view with the decisions of `seats` (and of `player_id`'s seat), and
+        remember it as the feed's state when it is the newest."""
+        view = await self._views.table_view(self.table_id, None)
+        self.seats = seats_of(view.seats)
+        wanted = {*seats, self.seat_of(player_id)} if player_id is not None else seats
+        per_seat: dict[int, TableView] = {}
+        for seat in sorted(s for s in wanted if s is not None):
+            seat_view = await self._views.table_view(self.table_id, seat)
+            if seat_view.seq != view.seq:  # the table moved on in between: take the newer
+                view, per_seat = seat_view, {}
+            per_seat[seat] = seat_view
+        state = state_from_view(view, per_seat, self.seats)
+        if state.seq >= self.seq:
+            self.seq, self._state, self._known_seats = state.seq, state, set(per_seat)
+        return state
+
+    def seat_of(self, player_id: str) -> int | None:
+        return next((s.seat for s in self.seats or () if s.player_id == player_id), None)
+
+    # ------------------------------------------------------------- watchers
+    async def join(self, sink: Sink, player_id: str, since: int | None) -> TableWatchResult:
+        """Start pushing this table to `sink`: missed events (from `since`), then the state,
+        then every update."""
+        try:
+            await self._ensure_subscribed()
+        except Exception as exc:  # NATS down
+            raise GatewayError(UNAVAILABLE, f"the table cannot be followed now ({exc})") from None
+        async with self._lock:
+            self.watchers.pop(sink, None)
+            state = self._state
+            if state is None:
+                state = await self._snapshot(set(), player_id)
+            seat = self.seat_of(player_id)
+            known = self._known_seats
+            if seat is not None and known is not None and seat not in known:
+                state = await self._snapshot({seat, *known})
+            replayed = 0
+            if since is not None and 0 < state.seq - since <= self._replay_limit:
+                for batch in await self._replay(self.table_id, since, state.seq):
+                    text = events_push(batch, since, state.seq)
+                    if text is not None:
+                        sink.push(text)
+                        replayed += sum(1 for r in batch.events if since < r.seq <= state.seq)
+            sink.push(encode_state(state))
+            self.watchers[sink] = Watcher(seat=seat, cursor=state.seq)
+        return TableWatchResult(
+            table=self.table_id, seat=seat, spectator=seat is None, seq=state.seq, replayed=replayed
+        )
+
+    async def leave(self, sink: Sink) -> None:
+        self.watchers.pop(sink, None)
+        if not self.watchers:
+            await self.close()
+
+    async def close(self) -> None:
+        self._on_empty(self)
+        if self._resync is not None:
+            self._resync.cancel()
+        sub, self._sub = self._sub, None
+        if sub is not None:
+            try:
+                await sub.unsubscribe()
+            except Exception as exc:  # the connection is already gone
+                log.debug("unsubscribe failed: %s", exc)

@@ -1,0 +1,126 @@
+"""The pushes a table's watchers get, built from the table's own messages and encoded once.
+
+Every function returns the JSON text of one push (`opolyx_contracts.gateway`): the same
+text goes to every watcher of the table, so a push is encoded once however many watch.
+The parts come from models the gateway has already validated, so they are assembled with
+`model_construct` (no second validation).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from opolyx_contracts.gateway import (
+    TableEventsPush,
+    TableSeat,
+    TableStatePush,
+    TableUpdatePush,
+)
+from opolyx_contracts.table import (
+    EventRecord,
+    PendingDecision,
+    SeatSpec,
+    TableEvents,
+    TableUpdate,
+    TableView,
+)
+
+__all__ = [
+    "encode_state",
+    "events_push",
+    "seats_of",
+    "state_from_update",
+    "state_from_view",
+    "update_push",
+]
+
+
+def seats_of(specs: Iterable[SeatSpec]) -> list[TableSeat]:
+    return [
+        TableSeat.model_construct(seat=i, player_id=s.player_id, name=s.name, bot=s.bot)
+        for i, s in enumerate(specs)
+    ]
+
+
+def update_push(update: TableUpdate) -> str:
+    """``table.update``: one stored batch with the view and the decisions after it."""
+    return TableUpdatePush.model_construct(
+        type="table.update",
+        table=update.table_id,
+        first_seq=update.first_seq,
+        seq=update.last_seq,
+        version=update.version,
+        events=update.events,
+        state=update.view,
+        pending=update.pending,
+        deadline_at=update.deadline_at,
+        now=time.time(),
+        at=update.at,
+    ).model_dump_json()
+
+
+def state_from_update(update: TableUpdate, seats: list[TableSeat]) -> TableStatePush:
+    return TableStatePush.model_construct(
+        type="table.state",
+        table=update.table_id,
+        seq=update.last_seq,
+        version=update.version,
+        state=update.view,
+        pending=update.pending,
+        seats=seats,
+        deadline_at=update.deadline_at,
+        now=0.0,
+    )
+
+
+def state_from_view(
+    view: TableView, legal_by_seat: dict[int, TableView], seats: list[TableSeat]
+) -> TableStatePush:
+    """``table.state`` from the table's view, with the decisions of the seats whose legal
+    commands were asked for (`legal_by_seat`: a view per seat, at the same sequence)."""
+    pending: list[PendingDecision] = []
+    waiting = view.state.pending
+    for seat, seat_view in sorted(legal_by_seat.items()):
+        legal = seat_view.legal or []
+        if waiting is not None and waiting.get("seat") == seat:
+            kind = waiting.get("kind")
+        elif legal:
+            kind = "offer"  # not on the move, yet it may act: it received a trade offer
+        else:
+            continue
+        pending.append(
+            PendingDecision.model_construct(
+                seat=seat, kind=kind, deadline_at=view.deadline_at, legal=legal
+            )
+        )
+    return TableStatePush.model_construct(
+        type="table.state",
+        table=view.table_id,
+        seq=view.seq,
+        version=view.version,
+        state=view.state,
+        pending=pending,
+        seats=seats,
+        deadline_at=view.deadline_at,
+        now=0.0,
+    )
+
+
+def encode_state(push: TableStatePush) -> str:
+    """The state push's text, stamped with the gateway's clock now."""
+    return push.model_copy(update={"now": time.time()}).model_dump_json()
+
+
+def events_push(batch: TableEvents, after: int, upto: int) -> str | None:
+    """``table.events``: the events of a stored batch with ``after < seq <= upto``."""
+    records: list[EventRecord] = [r for r in batch.events if after < r.seq <= upto]
+    if not records:
+        return None
+    return TableEventsPush.model_construct(
+        type="table.events",
+        table=batch.table_id,
+        seq=records[-1].seq,
+        events=records,
+        at=batch.at,
+    ).model_dump_json()
