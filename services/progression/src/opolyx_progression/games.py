@@ -1,0 +1,154 @@
+"""The GAMES consumer: a durable pull consumer shared by every progression instance.
+
+At-least-once delivery plus a crediting transaction that is exactly-once by table id gives
+exactly-once credit: a game redelivered (no ack in time, or a crash between the commit and
+the ack) finds itself in `credited_games` and is only acknowledged. A message that does not
+parse is logged and acknowledged (redelivering it would never help); anything transient
+(NATS, the database, the events read) is negatively acknowledged with a delay and retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+
+from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js import JetStreamContext
+from nats.js.api import ConsumerConfig, StreamConfig
+from nats.js.errors import BadRequestError, NotFoundError
+from opolyx_contracts.envelope import decode
+from opolyx_contracts.errors import ContractError
+from opolyx_contracts.subjects import (
+    GAME_FINISHED,
+    GAME_SEAT_OUT,
+    GAMES_STREAM,
+    GAMES_STREAM_SUBJECTS,
+)
+from opolyx_contracts.table import GameFinished, SeatOut
+from opolyx_service.logs import get_logger
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from opolyx_progression.events import read_game_events
+from opolyx_progression.settings import ProgressionSection
+from opolyx_progression.social import leave_game
+from opolyx_progression.stats import game_stats
+from opolyx_progression.store import CreditStore
+
+__all__ = ["GamesConsumer", "ensure_games_stream"]
+
+log = get_logger("opolyx.progression.games")
+
+MAX_GAMES_MESSAGE_BYTES = 1024 * 1024
+"""NATS's own payload limit; a GAMES body is bounded by the table's contract well below it."""
+
+
+async def ensure_games_stream(js: JetStreamContext) -> None:
+    """GAMES normally comes from the table service; create it (never reconfigure it) if missing."""
+    try:
+        await js.stream_info(GAMES_STREAM)
+    except NotFoundError:
+        with contextlib.suppress(BadRequestError):  # created meanwhile by another process
+            await js.add_stream(StreamConfig(name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS]))
+
+
+class GamesConsumer:
+    def __init__(
+        self,
+        js: JetStreamContext,
+        engine: AsyncEngine,
+        store: CreditStore,
+        settings: ProgressionSection,
+    ) -> None:
+        self.js = js
+        self.engine = engine
+        self.store = store
+        self.settings = settings
+        self._sub: JetStreamContext.PullSubscription | None = None
+        self.credited = 0
+        """Games credited by this process (a redelivery does not count)."""
+
+    async def subscribe(self) -> None:
+        await ensure_games_stream(self.js)
+        self._sub = await self.js.pull_subscribe(
+            GAMES_STREAM_SUBJECTS,
+            durable=self.settings.games_durable,
+            stream=GAMES_STREAM,
+            config=ConsumerConfig(ack_wait=60, max_deliver=-1),
+        )
+
+    async def close(self) -> None:
+        if self._sub is not None:
+            # Fetched but unread messages would keep the connection's drain waiting.
+            with contextlib.suppress(Exception):
+                await self._sub.unsubscribe()
+            self._sub = None
+
+    async def run(self, stop: asyncio.Event) -> None:
+        assert self._sub is not None, "subscribe() first"
+        while not stop.is_set():
+            try:
+                msgs = await self._sub.fetch(batch=self.settings.fetch_batch, timeout=1.0)
+            except (NatsTimeoutError, TimeoutError):  # nothing to read within the second
+                continue
+            except Exception:
+                log.exception("games_fetch_failed")
+                await asyncio.sleep(1.0)
+                continue
+            for msg in msgs:
+                await self._process(msg)
+
+    async def _process(self, msg: Msg) -> None:
+        try:
+            await self.handle(msg.subject, msg.data)
+        except ContractError as exc:
+            log.error("games_message_unreadable_dropped", subject=msg.subject, error=exc.message)
+        except Exception:
+            log.exception("games_message_failed_will_retry", subject=msg.subject)
+            with contextlib.suppress(Exception):
+                await msg.nak(delay=2.0)
+            return
+        self._reached("committed_before_ack")
+        await msg.ack()
+
+    async def handle(self, subject: str, data: bytes) -> None:
+        """Apply one GAMES message (idempotent). `ContractError` for an unreadable one."""
+        if len(data) > MAX_GAMES_MESSAGE_BYTES:
+            raise ContractError("request/invalid", f"a GAMES message of {len(data)} bytes")
+        if subject == GAME_FINISHED:
+            await self.credit(decode(GameFinished, data))
+        elif subject == GAME_SEAT_OUT:
+            out = decode(SeatOut, data)
+            async with self.engine.begin() as conn:
+                await leave_game(conn, out.player_id, out.table_id)
+
+    async def credit(self, finished: GameFinished) -> None:
+        if await self.store.is_credited(finished.table_id):
+            log.info("game_already_credited", table_id=finished.table_id)
+            return
+        # EventsUnavailable propagates: the message is retried later.
+        batches = await read_game_events(
+            self.js, finished.table_id, finished.last_seq, self.settings.events_timeout_seconds
+        )
+        stats = game_stats(batches, winner=finished.winner)
+        outcome = await self.store.credit(finished, stats)
+        if outcome is None:
+            log.info("game_already_credited", table_id=finished.table_id)
+            return
+        self.credited += 1
+        log.info(
+            "game_credited",
+            table_id=finished.table_id,
+            reason=outcome.reason,
+            rounds=finished.rounds,
+            xp={c.player_id: c.xp for c in outcome.credits},
+            flags=[f.kind for f in outcome.flags],
+        )
+
+    def _reached(self, step: str) -> None:
+        """Fault injection for crash tests: stop this process dead at a named step."""
+        if self.settings.fault_stop_at == step:
+            log.warning("fault_stop", step=step, pid=os.getpid())
+            os.kill(os.getpid(), signal.SIGSTOP)
