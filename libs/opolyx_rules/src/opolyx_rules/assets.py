@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .board import (
     DEALERSHIP_RENT,
+    GROUP_SLOTS,
     GROUP_SQUARES,
     PROPERTY_SLOT,
     SQUARES,
@@ -25,11 +26,13 @@ def group_props(state: State, square: int) -> list[PropState]:
 
 
 def holds_group(state: State, seat: int, square: int) -> bool:
-    return all(p.owner == seat for p in group_props(state, square))
+    props = state.props
+    return all(props[slot].owner == seat for slot in GROUP_SLOTS[square])
 
 
 def group_has_buildings(state: State, square: int) -> bool:
-    return any(p.buildings for p in group_props(state, square))
+    props = state.props
+    return any(props[slot].buildings for slot in GROUP_SLOTS[square])
 
 
 def are_allies(state: State, a: int, b: int) -> bool:
@@ -58,7 +61,8 @@ def base_rent(state: State, square: int) -> int:
             return sq.rents[p.buildings]
         full = holds_group(state, p.owner, square) and not group_has_buildings(state, square)
         return sq.rents[0] * 2 if full else sq.rents[0]
-    held = sum(1 for q in GROUP_SQUARES[sq.group] if prop(state, q).owner == p.owner)
+    props = state.props
+    held = sum(1 for slot in GROUP_SLOTS[square] if props[slot].owner == p.owner)
     if sq.kind is SquareKind.DEALERSHIP:
         return DEALERSHIP_RENT[held]
     dice_total = sum(state.dice) if state.dice else 0
@@ -67,11 +71,12 @@ def base_rent(state: State, square: int) -> int:
 
 def rent_due(state: State, square: int, tenant: int) -> int:
     """What ``tenant`` owes for landing on ``square``, card boost included (R6, R20)."""
-    p = prop(state, square)
-    if p.owner is None or p.owner == tenant or are_allies(state, p.owner, tenant):
+    owner = state.props[PROPERTY_SLOT[square]].owner
+    if owner is None or owner == tenant or are_allies(state, owner, tenant):
         return 0
     rent = base_rent(state, square)
-    boost = min(state.boosts[p.owner].get(square, 0), state.config.card_boost_cap_pct)
+    # The boosts a seat brings are capped when the game starts (new_game, R20).
+    boost = state.boosts[owner].get(square, 0)
     return rent + rent * boost // 100
 
 

@@ -137,6 +137,12 @@ GROUP_SQUARES: dict[str, tuple[int, ...]] = {
     g: tuple(s.index for s in SQUARES if s.group == g)
     for g in (*STREET_GROUPS, "dealer", "utility")
 }
+#: per board square: the slots in ``State.props`` of its group (empty for non-properties)
+GROUP_SLOTS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(PROPERTY_SLOT[q] for q in GROUP_SQUARES[sq.group]) if sq.group else () for sq in SQUARES
+)
+IS_STREET: tuple[bool, ...] = tuple(sq.kind is SquareKind.STREET for sq in SQUARES)
+IS_PROPERTY: tuple[bool, ...] = tuple(sq.is_property for sq in SQUARES)
 DEALERSHIPS = GROUP_SQUARES["dealer"]
 UTILITIES = GROUP_SQUARES["utility"]
 

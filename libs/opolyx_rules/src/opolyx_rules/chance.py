@@ -8,6 +8,8 @@ exactly the same randomness without the events ever carrying the RNG state.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .rng import randbelow
 from .state import Script
 
@@ -16,6 +18,10 @@ DECK_SIZE = 16
 ALL_CARDS_MASK = ((1 << (DECK_SIZE + 1)) - 1) & ~1  # bits 1..16
 
 
+# The engine draws an outcome to put it in an event, and ``evolve`` draws it again from
+# the same inputs to advance the state: a tiny cache of these pure functions saves the
+# second draw (dice are drawn on every roll).
+@lru_cache(maxsize=16)
 def draw_dice(rng: int, script: Script) -> tuple[tuple[int, int], int, Script]:
     if script.dice:
         a, b = script.dice[0]
@@ -25,6 +31,7 @@ def draw_dice(rng: int, script: Script) -> tuple[tuple[int, int], int, Script]:
     return (a + 1, b + 1), rng, script
 
 
+@lru_cache(maxsize=16)
 def draw_speed_die(rng: int, script: Script) -> tuple[str, int, Script]:
     if script.speed_die:
         return script.speed_die[0], rng, script._replace(speed_die=script.speed_die[1:])

@@ -8,7 +8,7 @@ A rejected command raises before anything escapes: the scratch copy is simply dr
 from __future__ import annotations
 
 from .events import Event
-from .evolve import apply_in_place
+from .evolve import HANDLERS
 from .state import Draft, State, freeze, thaw
 
 
@@ -26,4 +26,4 @@ class Ctx:
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
-        apply_in_place(self.s, event)
+        HANDLERS[type(event)](self.s, event)

@@ -57,6 +57,7 @@ from .events import (
 from .evolve import apply_in_place
 from .guards import GUARDS, Guard
 from .modes import ModeConfig, get_mode
+from .progression import capped_boost
 from .rng import randbelow, seed_state
 from .state import (
     RULES_VERSION,
@@ -113,10 +114,7 @@ def new_game(
         first_seat, rng = randbelow(rng, count)
     elif not 0 <= first_seat < count:
         raise RulesError("setup/first_seat", f"first_seat must be a seat from 0 to {count - 1}")
-    boosts = tuple(
-        {sq: min(pct, config.card_boost_cap_pct) for sq, pct in setup.boosts.items()}
-        for setup in setups
-    )
+    boosts = tuple({sq: capped_boost(pct) for sq, pct in setup.boosts.items()} for setup in setups)
     for seat_boosts in boosts:
         for sq in seat_boosts:
             if sq not in PROPERTY_SLOT:

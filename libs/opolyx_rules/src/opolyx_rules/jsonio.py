@@ -8,7 +8,7 @@ from functools import cache
 from typing import Any
 
 from .errors import StateVersionError
-from .modes import ModeConfig, get_mode
+from .modes import Feature, ModeConfig, get_mode
 from .state import (
     RULES_MAJOR,
     SCHEMA_VERSION,
@@ -47,7 +47,9 @@ def _config_changes(config: ModeConfig) -> dict[str, Any]:
     changes: dict[str, Any] = {}
     for f in fields(ModeConfig):
         value = getattr(config, f.name)
-        if f.name != "extra" and value != getattr(base, f.name):
+        if f.init and value != getattr(base, f.name):
+            if isinstance(value, Feature):
+                value = value.value
             changes[f.name] = list(value) if isinstance(value, tuple) else value
     return changes
 
@@ -57,6 +59,8 @@ def _config_from(mode: str, changes: dict[str, Any]) -> ModeConfig:
     if not changes:
         return base
     typed: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()}
+    if "features" in typed:
+        typed["features"] = Feature(typed["features"])
     return replace(base, **typed)
 
 

@@ -9,16 +9,9 @@ raising funds, whatever the window.
 from __future__ import annotations
 
 from .assets import unmortgage_cost
-from .board import MAX_BUILDINGS, PROPERTY_SLOT, SQUARES, SquareKind
+from .board import GROUP_SLOTS, IS_STREET, MAX_BUILDINGS, PROPERTY_SLOT, SQUARES
 from .refusal import Refusal, not_a_property, per_square
 from .state import PaymentPending, RollPending, State
-
-#: per square: the slots in ``State.props`` of its group (empty for non-properties)
-GROUP_SLOTS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(PROPERTY_SLOT[q.index] for q in SQUARES if q.group and q.group == sq.group)
-    for sq in SQUARES
-)
-IS_STREET: tuple[bool, ...] = tuple(sq.kind is SquareKind.STREET for sq in SQUARES)
 
 _BUILD_NOT_NOW = Refusal("manage/not_now", "you may build only on your turn, before rolling")
 _SELL_NOT_NOW = Refusal("manage/not_now", "you may sell before rolling or in a payment pause")

@@ -1,19 +1,41 @@
 """Modes as frozen configuration (RULES.md R2): the economy plus a few switches.
 
 A mode is data, never a subclass. Every number of the rules that a mode could change
-lives here, so the engine reads ``state.config.<field>`` instead of literals.
+lives here, so the engine reads ``state.config.<field>`` instead of literals. Rules that
+only some modes play are feature flags (``Feature``), each switching one rule, tested
+with ``config.has(Feature.X)``: a new mode combines flags and numbers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import Flag, auto
+
+
+class Feature(Flag):
+    """Rules beyond Classic, one flag each (R17, R18)."""
+
+    NONE = 0
+    #: R17: two sides; allies pay no rent, trade freely, inherit; the side wins
+    TEAMS = auto()
+    #: R18.1: white dice totalling ``lucky_total`` pay ``lucky_payout``
+    LUCKY_EIGHT = auto()
+    #: R18.2: taxes and card payments to the bank feed a pot that square 20 pays out
+    FORTUNE_POT = auto()
+    #: R18.3: every ``new_year_every`` rounds each active seat gets ``new_year_gift``
+    LUNAR_NEW_YEAR = auto()
+    #: R18.4: white dice totalling ``unlucky_total`` cost ``unlucky_cost`` into the pot
+    UNLUCKY_FOUR = auto()
+
+
+FORTUNA_RULES = (
+    Feature.LUCKY_EIGHT | Feature.FORTUNE_POT | Feature.LUNAR_NEW_YEAR | Feature.UNLUCKY_FOUR
+)
 
 
 @dataclass(frozen=True, slots=True)
 class ModeConfig:
     name: str
-    min_seats: int = 2
-    max_seats: int = 6
     #: seat counts allowed (Team: only 4 or 6)
     allowed_seats: tuple[int, ...] = (2, 3, 4, 5, 6)
     starting_cash: int = 15000
@@ -48,8 +70,9 @@ class ModeConfig:
     #: the smaller side of a trade must be worth at least this percent of the larger
     fairness_pct: int = 50
     missed_turns_to_resign: int = 2
-    teams: bool = False
-    fortuna: bool = False
+    features: Feature = Feature.NONE
+    #: Team mode (R17), derived from ``features`` (read on every rent and trade)
+    teams: bool = field(init=False, repr=False, compare=False)
     #: Fortuna numbers (R18)
     lucky_total: int = 8
     lucky_payout: int = 888
@@ -57,9 +80,17 @@ class ModeConfig:
     unlucky_cost: int = 400
     new_year_every: int = 12
     new_year_gift: int = 1200
-    #: cap on a collectible card's rent boost, percent (R20)
-    card_boost_cap_pct: int = 33
-    extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "teams", Feature.TEAMS in self.features)
+
+    def has(self, feature: Feature) -> bool:
+        return feature in self.features
+
+    @property
+    def fortuna(self) -> bool:
+        """Whether any of Fortuna's four rules (R18) is played."""
+        return bool(self.features & FORTUNA_RULES)
 
 
 CLASSIC = ModeConfig(name="classic")
@@ -75,9 +106,9 @@ SPEED = replace(
     even_building=False,
     mortgage_expiry_rounds=10,
 )
-TEAM = replace(CLASSIC, name="team", min_seats=4, allowed_seats=(4, 6), teams=True)
+TEAM = replace(CLASSIC, name="team", allowed_seats=(4, 6), features=Feature.TEAMS)
 HALAL = replace(CLASSIC, name="halal", mortgage_interest_pct=0, jackpot_enabled=False)
-FORTUNA = replace(CLASSIC, name="fortuna", fortuna=True)
+FORTUNA = replace(CLASSIC, name="fortuna", features=FORTUNA_RULES)
 
 MODES: dict[str, ModeConfig] = {m.name: m for m in (CLASSIC, BLITZ, SPEED, TEAM, HALAL, FORTUNA)}
 

@@ -325,12 +325,17 @@ def draw_card(rng: RandBelow) -> Card:
 # --- Boosts -------------------------------------------------------------------------------
 
 
+def capped_boost(pct: int) -> int:
+    """A card's rent boost within the cap (R20): the one place the cap is applied."""
+    return min(BOOST_CAP_PCT, pct)
+
+
 def best_boost(cards: Iterable[Card], square: int) -> int:
     """The rent boost in percent of the owner's best card for exactly ``square``.
 
     Boosts never stack: only the best card counts, capped at 33. 0 without a card.
     """
-    return min(BOOST_CAP_PCT, max((c.boost_pct for c in cards if c.square == square), default=0))
+    return capped_boost(max((c.boost_pct for c in cards if c.square == square), default=0))
 
 
 def boosts_by_square(cards: Iterable[Card]) -> dict[int, int]:
@@ -340,5 +345,5 @@ def boosts_by_square(cards: Iterable[Card]) -> dict[int, int]:
     """
     best: dict[int, int] = {}
     for card in cards:
-        best[card.square] = min(BOOST_CAP_PCT, max(best.get(card.square, 0), card.boost_pct))
+        best[card.square] = capped_boost(max(best.get(card.square, 0), card.boost_pct))
     return dict(sorted(best.items()))

@@ -34,9 +34,13 @@ def randbelow(state: int, n: int) -> tuple[int, int]:
         raise ValueError("randbelow needs n > 0")
     limit = (1 << 64) - ((1 << 64) % n)
     while True:
-        value, state = next_u64(state)
-        if value < limit:
-            return value % n, state
+        # next_u64 and mix, written out: this runs for every die.
+        state = (state + _GAMMA) & _MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+        if z < limit:
+            return z % n, state
 
 
 class Rng:

@@ -49,12 +49,13 @@ from .events import (
     TurnEnded,
     TurnStarted,
 )
+from .modes import Feature
 from .state import Then
 
 
 def bank_sink(ctx: Ctx) -> int:
     """Where taxes and card payments to the bank go: the Fortune Pot in Fortuna (R18)."""
-    return POT if ctx.s.config.fortuna else BANK
+    return POT if ctx.s.config.has(Feature.FORTUNE_POT) else BANK
 
 
 # -- turn boundaries ---------------------------------------------------------------------
@@ -104,7 +105,7 @@ def end_turn(ctx: Ctx) -> None:
             return
         round_no += 1
         every = s.config.new_year_every
-        if s.config.fortuna and round_no % every == 0:
+        if s.config.has(Feature.LUNAR_NEW_YEAR) and round_no % every == 0:
             for st in s.seats:
                 if not st.out:
                     ctx.emit(Transfer(BANK, st.seat, s.config.new_year_gift, "new_year"))
@@ -166,9 +167,9 @@ def roll(ctx: Ctx, seat: int) -> None:
             doubles += 1
     ctx.emit(DiceRolled(seat, white, third, doubles, roll_again, third == "x"))
     cfg = s.config
-    if cfg.fortuna and a + b == cfg.lucky_total:
+    if a + b == cfg.lucky_total and cfg.has(Feature.LUCKY_EIGHT):
         ctx.emit(Transfer(BANK, seat, cfg.lucky_payout, "lucky_eight"))
-    if cfg.fortuna and a + b == cfg.unlucky_total:
+    if a + b == cfg.unlucky_total and cfg.has(Feature.UNLUCKY_FOUR):
         payment.require(
             ctx, seat, cfg.unlucky_cost, ((POT, cfg.unlucky_cost),), "unlucky_four", then=Then.DICE
         )
@@ -326,7 +327,7 @@ def decline(ctx: Ctx, seat: int, square: int, automatic: bool) -> None:
 
 def land_on_jackpot(ctx: Ctx, seat: int) -> None:
     s = ctx.s
-    if s.config.fortuna and s.pot > 0:
+    if s.pot > 0 and s.config.has(Feature.FORTUNE_POT):
         ctx.emit(Transfer(POT, seat, s.pot, "fortune_pot"))
     if s.config.jackpot_enabled and s.seats[seat].cash >= s.config.jackpot_stake:
         ctx.emit(JackpotOffered(seat, ctx.now + s.config.turn_seconds))
