@@ -21,6 +21,7 @@ from opolyx_rules import awaiting, command_to_json, state_from_json
 from opolyx_rules.commands import RejectOffer
 from opolyx_rules.simulate import simple_policy
 from opolyx_testing import script_path
+from opolyx_testing.nats_server import NatsServer
 
 HUMAN = "hana"
 
@@ -39,9 +40,9 @@ async def nc(nats_url: str) -> AsyncIterator[Client]:
 
 
 @pytest.fixture
-async def lobby_app(nats_url: str) -> AsyncIterator[LobbyApp]:
+async def lobby_app(nats_server: NatsServer) -> AsyncIterator[LobbyApp]:
     settings = LobbySettings(
-        nats={"url": nats_url},
+        nats={"url": nats_server.url_for("lobby")},
         http={"port": -1},
         lobby=LobbySection(bot_fill_after_seconds=0.2, fill_check_seconds=0.1),
     )
@@ -60,16 +61,23 @@ async def view(nc: Client, table_id: str, seat: int) -> dict[str, Any]:
     return reply
 
 
-async def start_services(nats_url: str, service_processes: Any) -> list[Any]:
-    """The table service and two bot workers as real processes; returns the workers."""
-    env = {"OPOLYX_NATS__URL": nats_url, "OPOLYX_LOG__LEVEL": "WARNING"}
+async def start_services(server: NatsServer, service_processes: Any) -> list[Any]:
+    """The table service and two bot workers as real processes, each as its own NATS role;
+    returns the workers."""
+    env = {"OPOLYX_LOG__LEVEL": "WARNING"}
     table = service_processes.start(
         [script_path("opolyx-table")],
-        {**env, "OPOLYX_TABLE__BOT_REASK": "0.5", "OPOLYX_TABLE__LEASE_TTL": "3"},
+        {
+            **env,
+            **server.env_for("table"),
+            "OPOLYX_TABLE__BOT_REASK": "0.5",
+            "OPOLYX_TABLE__LEASE_TTL": "3",
+        },
         name="table",
     )
+    bots_env = {**env, **server.env_for("bots")}
     workers = [
-        service_processes.start([script_path("opolyx-bots")], env, name=f"bots{i}")
+        service_processes.start([script_path("opolyx-bots")], bots_env, name=f"bots{i}")
         for i in range(2)
     ]
     for process in (table, *workers):
@@ -125,9 +133,9 @@ async def wait_until_free(nc: Client) -> dict[str, Any]:
 
 
 async def test_one_human_and_bots_play_to_the_end_even_when_a_bot_worker_dies(
-    nats_url: str, nc: Client, lobby_app: LobbyApp, service_processes: Any
+    nats_server: NatsServer, nc: Client, lobby_app: LobbyApp, service_processes: Any
 ) -> None:
-    workers = await start_services(nats_url, service_processes)
+    workers = await start_services(nats_server, service_processes)
     table_id = await start_room_with_bots(nc)
     seat = 0  # the lobby seats members in room order; the table draws who starts
 
@@ -163,9 +171,9 @@ async def test_one_human_and_bots_play_to_the_end_even_when_a_bot_worker_dies(
 
 
 async def test_a_human_who_resigns_is_free_at_once_while_the_bots_play_on(
-    nats_url: str, nc: Client, lobby_app: LobbyApp, service_processes: Any
+    nats_server: NatsServer, nc: Client, lobby_app: LobbyApp, service_processes: Any
 ) -> None:
-    await start_services(nats_url, service_processes)
+    await start_services(nats_server, service_processes)
     table_id = await start_room_with_bots(nc, mode="classic")  # long enough to outlast us
     blocked = await lobby(nc, type="create", player_id=HUMAN, mode="classic", seats=2)
     assert blocked["error"]["code"] == "lobby/already_in_game"

@@ -14,6 +14,7 @@ import pytest
 from nats.aio.client import Client
 from opolyx_contracts.subjects import LOBBY_CMD
 from opolyx_testing import script_path
+from opolyx_testing.nats_server import NatsServer
 
 
 @pytest.fixture
@@ -41,9 +42,9 @@ def handled_commands(port: int) -> float:
 
 
 async def test_two_lobby_processes_share_requests_and_never_overfill_the_last_seat(
-    nats_url: str, nc: Client, service_processes: Any
+    nats_server: NatsServer, nc: Client, service_processes: Any
 ) -> None:
-    env = {"OPOLYX_NATS__URL": nats_url, "OPOLYX_LOG__LEVEL": "WARNING"}
+    env = {**nats_server.env_for("lobby"), "OPOLYX_LOG__LEVEL": "WARNING"}
     lobbies = [
         service_processes.start([script_path("opolyx-lobby")], env, name=f"lobby{i}")
         for i in range(2)

@@ -15,6 +15,7 @@ from nats.aio.client import Client
 from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_command, table_partition
 from opolyx_contracts.table import SeatSpec
 from opolyx_testing import ServiceProcess, script_path
+from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.pytest_plugin import ServiceProcesses
 from opolyx_testing.table_client import BotSeats, TableClient, check_contiguous
 
@@ -32,11 +33,11 @@ def table_env(nats_url: str, instance: str, clock_rate: float = 1.0) -> dict[str
 
 
 async def start_instance(
-    processes: ServiceProcesses, nats_url: str, instance: str, clock_rate: float = 1.0
+    processes: ServiceProcesses, server: NatsServer, instance: str, clock_rate: float = 1.0
 ) -> ServiceProcess:
-    process = processes.start(
-        [script_path("opolyx-table")], table_env(nats_url, instance, clock_rate), name=instance
-    )
+    """An instance of the table service, as NATS role "table"."""
+    env = table_env(server.url_for("table"), instance, clock_rate)
+    process = processes.start([script_path("opolyx-table")], env, name=instance)
     await process.wait_ready(timeout=30)
     return process
 
@@ -68,9 +69,9 @@ def command_ids(batches: list[Any]) -> list[str]:
 
 
 async def test_four_bots_play_a_classic_game_to_its_end_through_nats(
-    service_processes: ServiceProcesses, nats_url: str, nc: Client
+    service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
 ) -> None:
-    await start_instance(service_processes, nats_url, "solo")
+    await start_instance(service_processes, nats_server, "solo")
     client = TableClient(nc)
     # Garbage first: the service answers with errors and keeps serving.
     for body in (b"\x00\xff", b"{}", b'{"v":1,"command_id":"x","player_id":"y","command":[]}'):
@@ -99,11 +100,11 @@ async def test_four_bots_play_a_classic_game_to_its_end_through_nats(
 
 
 async def test_kill_9_of_the_owner_moves_its_tables_to_the_other_instance(
-    service_processes: ServiceProcesses, nats_url: str, nc: Client
+    service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
 ) -> None:
     clock_rate = 50.0  # a 75 s turn timer runs out in 1.5 s of wall time
     instances = {
-        name: await start_instance(service_processes, nats_url, name, clock_rate)
+        name: await start_instance(service_processes, nats_server, name, clock_rate)
         for name in ("left", "right")
     }
     client = TableClient(nc, timeout=2.0, retry_for=30.0)
@@ -146,10 +147,10 @@ async def test_kill_9_of_the_owner_moves_its_tables_to_the_other_instance(
 
 
 async def test_the_only_instance_restarts_and_games_and_timers_resume(
-    service_processes: ServiceProcesses, nats_url: str, nc: Client
+    service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
 ) -> None:
     clock_rate = 50.0
-    first = await start_instance(service_processes, nats_url, "only", clock_rate)
+    first = await start_instance(service_processes, nats_server, "only", clock_rate)
     client = TableClient(nc, timeout=2.0, retry_for=30.0)
     rng = random.Random(2)
     async with BotSeats(nc, client, delay=lambda: rng.uniform(0.002, 0.01)) as players:
@@ -159,7 +160,7 @@ async def test_the_only_instance_restarts_and_games_and_timers_resume(
         assert first.terminate() == 0, first.log_tail()
         stopped_at = time.time()
         before = check_contiguous(await client.read_events(bot_table.table_id))
-        await start_instance(service_processes, nats_url, "only", clock_rate)
+        await start_instance(service_processes, nats_server, "only", clock_rate)
         finished = await client.wait_finished(bot_table.table_id, timeout=60)
         idle_finished = await client.wait_finished(idle_table.table_id, timeout=60)
     batches = await client.read_events(bot_table.table_id)
