@@ -16,17 +16,8 @@ from opolyx_service import (
     inject_headers,
 )
 from opolyx_service.metrics import counter
+from opolyx_testing import http_get
 from prometheus_client import CollectorRegistry
-
-
-async def _get(port: int, path: str) -> tuple[int, bytes]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-    await writer.drain()
-    data = await reader.read()
-    writer.close()
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
 
 
 def test_settings_come_from_nested_environment_variables(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -47,16 +38,16 @@ async def test_readiness_fails_while_a_check_fails_and_when_draining() -> None:
     health.add_readiness_check("nats", lambda: connected["value"])
     await health.start()
     try:
-        assert (await _get(health.port, "/livez"))[0] == 200
-        status, body = await _get(health.port, "/readyz")
+        assert (await http_get(health.port, "/livez"))[0] == 200
+        status, body = await http_get(health.port, "/readyz")
         assert status == 503
         assert json.loads(body)["checks"]["nats"] is False
         connected["value"] = True
-        assert (await _get(health.port, "/readyz"))[0] == 200
+        assert (await http_get(health.port, "/readyz"))[0] == 200
         health.draining = True
-        assert (await _get(health.port, "/readyz"))[0] == 503
-        assert (await _get(health.port, "/livez"))[0] == 200
-        status, metrics = await _get(health.port, "/metrics")
+        assert (await http_get(health.port, "/readyz"))[0] == 503
+        assert (await http_get(health.port, "/livez"))[0] == 200
+        status, metrics = await http_get(health.port, "/metrics")
         assert status == 200
         assert b"probe_total 1.0" in metrics
     finally:
@@ -122,9 +113,78 @@ async def test_a_service_with_no_readiness_check_yet_is_not_ready() -> None:
     health = HealthServer(CollectorRegistry())
     await health.start()
     try:
-        status, _ = await _get(health.port, "/readyz")
+        status, _ = await http_get(health.port, "/readyz")
         assert status == 503
         health.add_readiness_check("nats", lambda: True)
-        assert (await _get(health.port, "/readyz"))[0] == 200
+        assert (await http_get(health.port, "/readyz"))[0] == 200
     finally:
         await health.stop()
+
+
+async def test_readiness_says_draining_only_once_shutdown_has_begun() -> None:
+    runtime = ServiceRuntime(ServiceSettings(http={"port": 0}))
+    async with runtime:
+        port = runtime.health.port
+
+        async def serve(rt: ServiceRuntime) -> None:
+            rt.add_readiness_check("nats", lambda: True)
+            await rt.wait_for_shutdown()
+
+        task = asyncio.create_task(runtime.run(serve))
+        for _ in range(100):
+            if runtime.serving:
+                break
+            await asyncio.sleep(0.01)
+        status, body = await http_get(port, "/readyz")
+        assert (status, json.loads(body)) == (
+            200,
+            {"ready": True, "draining": False, "checks": {"started": True, "nats": True}},
+        )
+        runtime.request_shutdown()
+        assert await task == 0
+        status, body = await http_get(port, "/readyz")
+        assert status == 503
+        assert json.loads(body)["draining"] is True
+
+
+async def test_a_shutdown_while_starting_cancels_the_start_and_exits_cleanly() -> None:
+    cancelled = asyncio.Event()
+
+    async def serve(runtime: ServiceRuntime) -> None:
+        try:
+            await asyncio.Event().wait()  # e.g. waiting for an unreachable NATS
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    runtime = ServiceRuntime(ServiceSettings(http={"port": -1}, shutdown_grace=30))
+    async with runtime:
+        task = asyncio.create_task(runtime.run(serve))
+        await asyncio.sleep(0)
+        readiness = await runtime.readiness.report()
+        assert (readiness.ready, readiness.draining) == (False, False)
+        runtime.request_shutdown()
+        assert await task == 0
+    assert cancelled.is_set()
+
+
+async def test_a_service_that_fails_while_serving_exits_with_code_1() -> None:
+    async def serve(runtime: ServiceRuntime) -> None:
+        raise RuntimeError("storage unreadable")
+
+    runtime = ServiceRuntime(ServiceSettings(http={"port": -1}))
+    async with runtime:
+        assert await runtime.run(serve) == 1
+
+
+async def test_the_ready_gauge_follows_the_last_readiness_report() -> None:
+    runtime = ServiceRuntime(ServiceSettings(service_name="probe", http={"port": -1}))
+    await runtime.readiness.report()
+    assert runtime.registry.get_sample_value("opolyx_service_ready") == 0.0
+    runtime._serving = True  # what wait_for_shutdown sets
+    await runtime.readiness.report()
+    assert runtime.registry.get_sample_value("opolyx_service_ready") == 1.0
+    info = runtime.registry.get_sample_value(
+        "opolyx_service_info", {"service": "probe", "instance": runtime.instance_id}
+    )
+    assert info == 1.0

@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import AsyncIterator
 from typing import Any
 
-import nats
 import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -27,6 +25,7 @@ from opolyx_rules import (
 from opolyx_rules.commands import Roll
 from opolyx_rules.simulate import simple_policy
 from opolyx_rules.state import State
+from opolyx_testing.nats_server import NatsServer
 
 
 def request_for(state: State, seat: int, attempt: int = 1, version: int = 7) -> DecisionRequest:
@@ -64,17 +63,13 @@ def test_decisions_from_the_wire_form_are_legal_in_the_real_state(seed: int) -> 
     apply(state, command, 10_000.0)  # raises RulesError if it were illegal
 
 
-@pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_url)
-    yield client
-    await client.drain()
-
-
 async def test_two_workers_share_the_queue_and_exactly_one_answers_each_request(
-    nats_url: str, nc: Client
+    nats_server: NatsServer, nc: Client
 ) -> None:
-    workers = [BotWorker(BotsSettings(nats={"url": nats_url}, http={"port": -1})) for _ in range(2)]
+    workers = [
+        BotWorker(BotsSettings(nats={"url": nats_server.url_for("bots")}, http={"port": -1}))
+        for _ in range(2)
+    ]
     for worker in workers:
         await worker.start()
     received: list[dict[str, Any]] = []
@@ -110,19 +105,39 @@ async def test_two_workers_share_the_queue_and_exactly_one_answers_each_request(
         assert command_from_json({"seat": 0, **body["command"]}) == Roll(0)
 
 
-async def test_a_malformed_request_is_dropped_and_the_worker_keeps_serving(nats_url: str) -> None:
+async def test_a_malformed_request_is_dropped_and_the_worker_keeps_serving(
+    nats_server: NatsServer, nc: Client
+) -> None:
     settings = BotsSettings(
-        nats={"url": nats_url}, http={"port": -1}, bots={"command_timeout_seconds": 0.2}
+        nats={"url": nats_server.url_for("bots")},
+        http={"port": -1},
+        bots={"command_timeout_seconds": 0.2},
     )
     worker = BotWorker(settings)
     await worker.start()
-    try:
-        assert await worker.handle(b"{broken") == "malformed"
-        assert await worker.handle(b'{"v": 1, "table_id": "t"}') == "malformed"
-        state = new_game("classic", 2, 5, first_seat=0)
-        # no table answers: the decision is made, sending it times out quietly
-        assert await worker.handle(request_for(state, 0).model_dump_json().encode()) == (
-            "unanswered"
+    received: list[dict[str, Any]] = []
+
+    async def table(msg: Msg) -> None:
+        received.append(json.loads(msg.data))
+        await msg.respond(
+            json.dumps({"v": 1, "ok": True, "seq": 1, "version": 8, "events": 1}).encode()
         )
+
+    state = new_game("classic", 2, 5, first_seat=0)
+    try:
+        # no table answers yet: the decision is made, sending it times out quietly
+        assert await worker.handle(request_for(state, 0)) == "unanswered"
+        await nc.subscribe("opolyx.table.3.t-1.cmd", cb=table)
+        await nc.flush()
+        await asyncio.sleep(0)
+        await nc.flush()
+        await nc.publish(BOTS_DECIDE, b"{broken")
+        await nc.publish(BOTS_DECIDE, b'{"v": 1, "table_id": "t"}')
+        await nc.publish(BOTS_DECIDE, request_for(state, 0, version=9).model_dump_json().encode())
+        for _ in range(200):
+            if received:
+                break
+            await asyncio.sleep(0.02)
     finally:
         await worker.stop()
+    assert [body["expected_version"] for body in received] == [9]

@@ -1,8 +1,29 @@
-"""Shared runtime of opolyx services: settings, logs, tracing, metrics, probes, NATS."""
+"""The one service skeleton: settings, logs, tracing, metrics, probes, NATS, errors, shutdown.
 
-from opolyx_service.connection import connect_nats, ensure_kv, ensure_stream
-from opolyx_service.health import HealthServer
+See README.md ("How to write a service") for the shape every service follows.
+"""
+
+from opolyx_service.asyncapi import Interface, asyncapi_document
+from opolyx_service.broker import coded_error_replies, create_broker
+from opolyx_service.connection import (
+    connect_nats,
+    ensure_kv,
+    ensure_stream,
+    nats_connect_options,
+    wait_until_reachable,
+)
+from opolyx_service.errors import ContractError, error_body, error_reply_for
+from opolyx_service.health import (
+    LIVENESS_PATH,
+    METRICS_PATH,
+    READINESS_PATH,
+    HealthServer,
+    Readiness,
+    ReadinessReport,
+    readiness_response,
+)
 from opolyx_service.logs import configure_logging, get_logger
+from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.runtime import ServiceRuntime, run_service
 from opolyx_service.settings import (
     HttpSettings,
@@ -14,20 +35,36 @@ from opolyx_service.settings import (
 from opolyx_service.telemetry import configure_tracing, extracted_context, inject_headers
 
 __all__ = [
+    "LIVENESS_PATH",
+    "METRICS_PATH",
+    "READINESS_PATH",
+    "ContractError",
     "HealthServer",
     "HttpSettings",
+    "Interface",
     "LogSettings",
     "NatsSettings",
+    "Readiness",
+    "ReadinessReport",
+    "ServiceMetrics",
     "ServiceRuntime",
     "ServiceSettings",
     "TelemetrySettings",
+    "asyncapi_document",
+    "coded_error_replies",
     "configure_logging",
     "configure_tracing",
     "connect_nats",
+    "create_broker",
     "ensure_kv",
     "ensure_stream",
+    "error_body",
+    "error_reply_for",
     "extracted_context",
     "get_logger",
     "inject_headers",
+    "nats_connect_options",
+    "readiness_response",
     "run_service",
+    "wait_until_reachable",
 ]

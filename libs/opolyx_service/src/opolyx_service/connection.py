@@ -1,7 +1,15 @@
-"""Connecting to NATS and declaring JetStream streams and KV buckets idempotently."""
+"""Connecting to NATS and declaring JetStream streams and KV buckets idempotently.
+
+A service that starts while NATS is unreachable waits in `wait_until_reachable`: one short
+probe connection per attempt, exponential backoff with jitter up to
+`NatsSettings.connect_backoff_max`, one log line per attempt. The wait is an ordinary await,
+so a shutdown signal cancels it at once (see `runtime.run_service`).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -13,20 +21,97 @@ from nats.js.errors import BadRequestError, BucketNotFoundError, NotFoundError
 from nats.js.kv import KeyValue
 
 from opolyx_service.logs import get_logger
+from opolyx_service.nats_auth import connect_options
 from opolyx_service.settings import NatsSettings
 
-__all__ = ["connect_nats", "ensure_kv", "ensure_stream"]
+__all__ = [
+    "connect_nats",
+    "ensure_kv",
+    "ensure_stream",
+    "nats_connect_options",
+    "wait_until_reachable",
+]
 
 log = get_logger("opolyx_service.nats")
+
+
+def nats_connect_options(settings: NatsSettings) -> dict[str, Any]:
+    """The nats-py connect options every connection of a service shares: the probe, plain
+    nats-py connections and FastStream's broker (`broker.create_broker`)."""
+    return {
+        "servers": settings.servers,
+        "connect_timeout": settings.connect_timeout,
+        "max_reconnect_attempts": settings.max_reconnect_attempts,
+        "reconnect_time_wait": settings.reconnect_time_wait,
+        # Credentials, the role's reply inbox and TLS (docs/NATS_PERMISSIONS.md).
+        **connect_options(settings),
+    }
+
+
+async def wait_until_reachable(
+    settings: NatsSettings,
+    name: str,
+    on_attempt: Callable[[bool], None] | None = None,
+    **options: Any,
+) -> None:
+    """Return once NATS accepts a connection with these settings; retry with backoff forever.
+
+    `on_attempt(ok)` is told every attempt's outcome (metrics). Cancel the awaiting task to
+    give up (a shutdown signal does).
+    """
+    delay = settings.connect_backoff_initial
+    attempt = 0
+    while True:
+        attempt += 1
+        probe_options = {
+            **nats_connect_options(settings),
+            **options,
+            # One quick pass over the servers per attempt; the backoff below is ours.
+            "allow_reconnect": False,
+            "max_reconnect_attempts": 1,
+            "reconnect_time_wait": 0,
+        }
+        try:
+            probe = await nats.connect(name=f"{name}-probe", error_cb=_quiet, **probe_options)
+        except Exception as exc:  # every failure means "not yet": refused, timeout, auth
+            if on_attempt is not None:
+                on_attempt(False)
+            wait = delay * random.uniform(0.8, 1.2)  # jitter: replicas do not retry in step
+            log.warning(
+                "nats_unreachable",
+                attempt=attempt,
+                servers=settings.servers,
+                error=repr(exc),
+                retry_in=round(wait, 2),
+            )
+            await asyncio.sleep(wait)
+            delay = min(delay * 2, settings.connect_backoff_max)
+            continue
+        await probe.close()
+        if on_attempt is not None:
+            on_attempt(True)
+        if attempt > 1:
+            log.info("nats_reachable", attempt=attempt)
+        return
+
+
+async def _quiet(exc: Exception) -> None:
+    """The probe's failures are logged once per attempt by `wait_until_reachable`."""
 
 
 async def connect_nats(
     settings: NatsSettings,
     name: str,
     on_disconnect: Callable[[], Awaitable[None]] | None = None,
+    on_attempt: Callable[[bool], None] | None = None,
     **options: Any,
 ) -> Client:
-    """A nats-py connection that reconnects by itself and logs why it was lost."""
+    """A nats-py connection that reconnects by itself and logs why it was lost.
+
+    Waits (with backoff, cancellable) until NATS is reachable first; `on_attempt` is told
+    each attempt's outcome.
+    """
+    await wait_until_reachable(settings, name, on_attempt=on_attempt, **options)
 
     async def error_cb(exc: Exception) -> None:
         log.warning("nats_error", error=repr(exc))
@@ -40,15 +125,11 @@ async def connect_nats(
         log.info("nats_reconnected")
 
     return await nats.connect(
-        servers=settings.servers,
+        **{**nats_connect_options(settings), **options},
         name=name,
-        connect_timeout=settings.connect_timeout,
-        max_reconnect_attempts=settings.max_reconnect_attempts,
-        reconnect_time_wait=settings.reconnect_time_wait,
         error_cb=error_cb,
         disconnected_cb=disconnected_cb,
         reconnected_cb=reconnected_cb,
-        **options,
     )
 
 

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import weakref
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-__all__ = ["LATENCY_BUCKETS", "counter", "gauge", "histogram"]
+__all__ = [
+    "LATENCY_BUCKETS",
+    "ServiceMetrics",
+    "connect_attempts",
+    "counter",
+    "gauge",
+    "histogram",
+]
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
@@ -27,3 +36,58 @@ def histogram(
     buckets: tuple[float, ...] = LATENCY_BUCKETS,
 ) -> Histogram:
     return Histogram(name, doc, labels, registry=registry, buckets=buckets)
+
+
+_CONNECT_ATTEMPTS: weakref.WeakKeyDictionary[CollectorRegistry, Counter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def connect_attempts(registry: CollectorRegistry) -> Counter:
+    """`opolyx_nats_connect_attempts_total{outcome}` of `registry` (one per registry: the
+    runtime and every broker of a service count into the same one)."""
+    found = _CONNECT_ATTEMPTS.get(registry)
+    if found is None:
+        found = _CONNECT_ATTEMPTS[registry] = counter(
+            registry,
+            "opolyx_nats_connect_attempts",
+            "Attempts to reach NATS at start, by outcome (connected, failed)",
+            ("outcome",),
+        )
+    return found
+
+
+class ServiceMetrics:
+    """The metrics every service exports under the same names (labels say which service).
+
+    - ``opolyx_service_info{service, instance}`` 1 while the process runs
+    - ``opolyx_service_ready`` 1 when ``/readyz`` would answer 200 (updated on each probe)
+    - ``opolyx_service_draining`` 1 once shutdown has begun
+    - ``opolyx_nats_connect_attempts_total{outcome}`` connection attempts at start
+    - ``opolyx_handled_total{subject, outcome}`` and ``opolyx_handle_seconds{subject}`` for
+      handlers on plain nats-py (``handled``); FastStream handlers are counted by its own
+      Prometheus middleware as ``faststream_*{app_name=<service>}``.
+    """
+
+    def __init__(self, registry: CollectorRegistry, service: str, instance: str) -> None:
+        self.info = gauge(
+            registry, "opolyx_service_info", "This service process", ("service", "instance")
+        )
+        self.info.labels(service, instance).set(1)
+        self.ready = gauge(registry, "opolyx_service_ready", "1 when the service is ready")
+        self.draining = gauge(registry, "opolyx_service_draining", "1 once shutdown has begun")
+        self.connect_attempts = connect_attempts(registry)
+        self.handled_total = counter(
+            registry,
+            "opolyx_handled",
+            "Messages handled, by subject and outcome",
+            ("subject", "outcome"),
+        )
+        self.handle_seconds = histogram(
+            registry, "opolyx_handle_seconds", "Time to handle one message", ("subject",)
+        )
+
+    def handled(self, subject: str, outcome: str, seconds: float) -> None:
+        """Count one message handled on a plain nats-py subscription (subject: its pattern)."""
+        self.handled_total.labels(subject, outcome).inc()
+        self.handle_seconds.labels(subject).observe(seconds)

@@ -8,9 +8,10 @@ in; nothing reads the environment at import time.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = [
@@ -33,6 +34,32 @@ class NatsSettings(BaseModel):
     """Seconds between reconnect attempts."""
     request_timeout: float = 5.0
     """Default timeout for requests a service makes."""
+    connect_backoff_initial: float = Field(default=0.2, gt=0)
+    """Seconds before the second attempt when NATS is unreachable at start (then doubled)."""
+    connect_backoff_max: float = Field(default=5.0, gt=0)
+    """Longest wait between attempts to reach NATS at start."""
+    # Credentials (docs/NATS_PERMISSIONS.md): one of user + password (or password_file),
+    # creds_file, nkey_seed_file; or `user:password@` in the URL (the test harness does that).
+    user: str | None = None
+    """The service's NATS user, named after its role (table, gateway, lobby, bots, ...)."""
+    password: SecretStr | None = None
+    """Password of `user` (from a Secret); `password_file` is read when this is unset."""
+    password_file: Path | None = None
+    """File holding the password of `user` (`make run` writes one per role)."""
+    creds_file: Path | None = None
+    """A NATS .creds file (JWT + nkey seed, decentralised auth; needs the nkeys package)."""
+    nkey_seed_file: Path | None = None
+    """A file with an nkey seed (needs the nkeys package)."""
+    inbox_prefix: str | None = None
+    """Reply-inbox prefix; unset: `_INBOX.<user>` when a user is known (the server allows each
+    role only its own inbox), else `_INBOX`. Set it (`_INBOX.<role>`) with creds or nkeys."""
+    tls_ca_file: Path | None = None
+    """CA bundle to verify the server with; setting any tls_* field turns TLS on."""
+    tls_cert_file: Path | None = None
+    """Client certificate (mutual TLS), with `tls_key_file`."""
+    tls_key_file: Path | None = None
+    tls_hostname: str | None = None
+    """Server name to verify when it differs from the URL's host."""
 
     @property
     def servers(self) -> list[str]:

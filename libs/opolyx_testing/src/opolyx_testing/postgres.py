@@ -12,7 +12,6 @@ import contextlib
 import glob
 import os
 import shutil
-import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from opolyx_testing.docker import docker_available
+from opolyx_testing.ports import free_port
 
 __all__ = ["POSTGRES_IMAGE", "PostgresServer", "find_pg_bin", "start_postgres"]
 
@@ -63,12 +63,6 @@ def find_pg_bin() -> Path | None:
     return Path(versions[0]).parent if versions else None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _start_local(data_root: Path) -> PostgresServer:
     pg_bin = find_pg_bin()
     if pg_bin is None:
@@ -110,7 +104,7 @@ def _start_local(data_root: Path) -> PostgresServer:
         check=True,
         capture_output=True,
     )
-    port = _free_port()
+    port = free_port()
     log_file = data_root / "postgres.log"
     subprocess.run(
         [

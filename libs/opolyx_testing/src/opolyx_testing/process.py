@@ -11,23 +11,21 @@ polled on /readyz. Output goes to a log file whose tail is shown when it fails t
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+from opolyx_testing.http import http_get, metric_value
+from opolyx_testing.ports import free_port
 
 __all__ = ["ServiceProcess", "free_port", "script_path"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def script_path(name: str) -> str:
@@ -87,18 +85,37 @@ class ServiceProcess:
 
     async def _ready(self) -> bool:
         try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", self.http_port)
-        except OSError:
-            return False
-        try:
-            writer.write(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
-            await writer.drain()
-            status_line = await asyncio.wait_for(reader.readline(), 2.0)
-            return b" 200 " in status_line
+            status, _ = await self.get("/readyz")
         except (OSError, TimeoutError):
             return False
-        finally:
-            writer.close()
+        return status == 200
+
+    async def get(self, path: str, timeout: float = 2.0) -> tuple[int, bytes]:
+        """GET `path` on the health endpoint: (status, body). Raises OSError when closed."""
+        return await http_get(self.http_port, path, timeout)
+
+    async def readiness(self) -> dict[str, Any]:
+        """The `/readyz` body: {"ready", "draining", "checks"}."""
+        _, body = await self.get("/readyz")
+        parsed: dict[str, Any] = json.loads(body)
+        return parsed
+
+    async def metric(self, name: str, labels: str = "") -> float | None:
+        """One sample of `/metrics` (`labels` as written, e.g. 'outcome="failed"')."""
+        _, body = await self.get("/metrics")
+        return metric_value(body.decode(), name, labels)
+
+    def send_signal(self, sig: signal.Signals) -> None:
+        assert self._process is not None, "not started"
+        self._process.send_signal(sig)
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit code, or None if still running after `timeout` seconds."""
+        assert self._process is not None, "not started"
+        try:
+            return int(self._process.wait(timeout))
+        except subprocess.TimeoutExpired:
+            return None
 
     def kill(self) -> None:
         """SIGKILL: the process gets no chance to clean up."""

@@ -1,16 +1,19 @@
 """pytest fixtures for tests that need real infrastructure (registered via `pytest11`).
 
 - `nats_server` / `nats_url`: a fresh nats-server with JetStream per test (~25 ms locally).
+- `nc`: a nats-py connection to it with the admin's credentials, drained after the test.
 - `postgres_server`: one PostgreSQL per session.
 - `service_processes`: start service processes; all are killed after the test.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from pathlib import Path
 
+import nats
 import pytest
+from nats.aio.client import Client
 
 from opolyx_testing.nats_server import NatsServer, start_nats_server
 from opolyx_testing.postgres import PostgresServer, start_postgres
@@ -26,6 +29,13 @@ def nats_server(tmp_path: Path) -> Iterator[NatsServer]:
 @pytest.fixture
 def nats_url(nats_server: NatsServer) -> str:
     return nats_server.url
+
+
+@pytest.fixture
+async def nc(nats_url: str) -> AsyncIterator[Client]:
+    client = await nats.connect(nats_url)
+    yield client
+    await client.drain()
 
 
 @pytest.fixture(scope="session")

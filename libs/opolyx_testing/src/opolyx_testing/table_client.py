@@ -24,7 +24,6 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
-from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
 from opolyx_contracts.errors import BUSY, NOT_OWNER, UNAVAILABLE
 from opolyx_contracts.game import CommandModel, GameCommand, parse_command
@@ -50,6 +49,8 @@ from opolyx_contracts.table import (
     TableCreated,
     TableEvents,
 )
+
+from opolyx_testing.streams import read_stored
 
 __all__ = ["RETRYABLE_CODES", "BotSeats", "TableClient", "check_contiguous", "simple_policy"]
 
@@ -142,51 +143,12 @@ class TableClient:
 
     async def read_events(self, table_id: str) -> list[TableEvents]:
         """Every events message of a table stored so far, in stream order."""
-        js = self.nc.jetstream()
-        try:
-            last = await js.get_last_msg(TABLE_EVENTS_STREAM, table_events(table_id))
-        except NotFoundError:
-            return []
-        sub = await js.subscribe(
-            table_events(table_id),
-            ordered_consumer=True,
-            deliver_policy=DeliverPolicy.ALL,
-            stream=TABLE_EVENTS_STREAM,
-        )
-        batches: list[TableEvents] = []
-        try:
-            while True:
-                msg = await sub.next_msg(timeout=5.0)
-                batches.append(TableEvents.model_validate_json(msg.data))
-                if msg.metadata.sequence.stream >= (last.seq or 0):
-                    return batches
-        finally:
-            await sub.unsubscribe()
+        return await read_stored(self.nc, TABLE_EVENTS_STREAM, table_events(table_id), TableEvents)
 
     async def seats_out(self, table_id: str) -> list[SeatOut]:
         """Every `opolyx.game.seat_out` message of a table stored so far."""
-        js = self.nc.jetstream()
-        try:
-            last = await js.get_last_msg(GAMES_STREAM, GAME_SEAT_OUT)
-        except NotFoundError:
-            return []
-        sub = await js.subscribe(
-            GAME_SEAT_OUT,
-            ordered_consumer=True,
-            deliver_policy=DeliverPolicy.ALL,
-            stream=GAMES_STREAM,
-        )
-        found: list[SeatOut] = []
-        try:
-            while True:
-                msg = await sub.next_msg(timeout=5.0)
-                out = SeatOut.model_validate_json(msg.data)
-                if out.table_id == table_id:
-                    found.append(out)
-                if msg.metadata.sequence.stream >= (last.seq or 0):
-                    return found
-        finally:
-            await sub.unsubscribe()
+        found = await read_stored(self.nc, GAMES_STREAM, GAME_SEAT_OUT, SeatOut)
+        return [out for out in found if out.table_id == table_id]
 
     async def wait_finished(self, table_id: str, timeout: float) -> GameFinished:
         """The table's `opolyx.game.finished` message from the GAMES stream.

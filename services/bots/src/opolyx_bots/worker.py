@@ -9,22 +9,21 @@ that has moved on is refused by the table (stale version) and simply dropped.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from typing import Any
 
-from faststream.nats.annotations import NatsMessage
-from opolyx_contracts.envelope import decode, encode
+from opolyx_contracts.envelope import ErrorReply, decode, encode, parse_json_object
 from opolyx_contracts.errors import ContractError
 from opolyx_contracts.game import parse_command
 from opolyx_contracts.lobby import bot_persona
-from opolyx_contracts.subjects import BOTS_DECIDE, BOTS_QUEUE
+from opolyx_contracts.subjects import BOTS_DECIDE, BOTS_QUEUE, TABLE_COMMANDS_ANY
 from opolyx_contracts.table import DecisionRequest, TableCommand
 from opolyx_rules import RulesError, command_from_json, command_to_json, state_from_json
 from opolyx_rules.commands import Command
 from opolyx_rules.state import State
-from opolyx_service.broker import create_broker
+from opolyx_service.asyncapi import asyncapi_document
+from opolyx_service.broker import create_broker, start_broker
 from opolyx_service.logs import get_logger
 from opolyx_service.runtime import ServiceRuntime, run_service
 from opolyx_service.settings import ServiceSettings
@@ -34,7 +33,7 @@ from pydantic import BaseModel, Field
 from opolyx_bots.strategy import choose
 from opolyx_bots.styles import get_style
 
-__all__ = ["BotWorker", "BotsSettings", "decide_for_request", "main", "serve"]
+__all__ = ["BotWorker", "BotsSettings", "decide_for_request", "document", "main", "serve"]
 
 log = get_logger("opolyx.bots")
 
@@ -62,36 +61,42 @@ def decide_for_request(request: DecisionRequest, rng: random.Random) -> Command 
 
 
 class BotWorker:
+    """The bots' handlers on a FastStream broker (typed: the AsyncAPI document shows them)."""
+
     def __init__(self, settings: BotsSettings, registry: CollectorRegistry | None = None) -> None:
         self.settings = settings
         registry = registry or CollectorRegistry()
-        self.broker = create_broker(settings, registry)
+        self.broker = broker = create_broker(settings, registry)
         self.rng = random.Random()
-        #: set once the queue subscription is known to the server (readiness)
-        self._started = False
         self.decisions = Counter(
             "opolyx_bot_decisions", "Decisions sent, by outcome", ["outcome"], registry=registry
         )
         self.think_seconds = Histogram(
             "opolyx_bot_think_seconds", "Time to pick a command", registry=registry
         )
+        # Documentation of what the worker sends (the subject is the request's own).
+        broker.publisher(
+            TABLE_COMMANDS_ANY,
+            schema=TableCommand,
+            title=f"{TABLE_COMMANDS_ANY}:send",
+            description="The chosen command, sent to the request's `command_subject` as the "
+            "seat's player, with the request's command id and version; the table answers "
+            "`CommandAccepted` or an error reply.",
+        )
 
-        @self.broker.subscriber(BOTS_DECIDE, queue=BOTS_QUEUE)
-        async def on_decide(message: NatsMessage) -> None:
-            await self.handle(message.body)
+        @broker.subscriber(
+            BOTS_DECIDE,
+            queue=BOTS_QUEUE,
+            title=BOTS_DECIDE,
+            description="A bot seat must act: exactly one worker of the queue group picks a "
+            "legal command with the seat's style and sends it to the table. A malformed "
+            "request is refused by validation and dropped; the table asks again.",
+        )
+        async def on_decide(request: DecisionRequest) -> None:
+            await self.handle(request)
 
-    @property
-    def ready(self) -> bool:
-        return self._started and bool(self.broker.connection.is_connected)
-
-    async def handle(self, body: bytes) -> str:
+    async def handle(self, request: DecisionRequest) -> str:
         """Decide and send; returns the outcome (for metrics and tests). Never raises."""
-        try:
-            request = decode(DecisionRequest, body)
-        except ContractError as exc:
-            log.warning("decision_request_malformed", code=exc.code, error=exc.message)
-            self.decisions.labels("malformed").inc()
-            return "malformed"
         started = time.perf_counter()
         try:
             command = decide_for_request(request, self.rng)
@@ -120,44 +125,52 @@ class BotWorker:
                 request.command_subject,
                 timeout=self.settings.bots.command_timeout_seconds,
             )
-        except (TimeoutError, Exception) as exc:
+        except Exception as exc:  # no responders, timeout, disconnected: the table re-asks
             log.info("command_not_answered", table=request.table_id, error=type(exc).__name__)
             return "unanswered"
-        answer = await reply.decode()
-        if isinstance(answer, dict) and answer.get("ok"):
-            return "accepted"
-        error = answer.get("error") if isinstance(answer, dict) else None
+        try:
+            answer = parse_json_object(reply.body)
+            if answer.get("ok") is True:
+                return "accepted"
+            error = decode(ErrorReply, answer).error
+        except ContractError as exc:
+            log.warning("command_reply_malformed", table=request.table_id, error=exc.message)
+            return "refused"
         log.info(
             "command_refused",
             table=request.table_id,
             seat=request.seat,
             command=command.get("type"),
-            error=error,
+            code=error.code,
+            error=error.message,
         )
         return "refused"
 
     async def start(self) -> None:
-        await self.broker.start()
-        # the server must know our queue subscription before we report ready
-        await asyncio.sleep(0)
-        await self.broker.connection.flush()
-        await self.broker.connection.flush()
-        self._started = True
+        """Outside a runtime (tests): wait for NATS and start the handlers."""
+        await start_broker(self.broker)
 
     async def stop(self) -> None:
-        self._started = False
         await self.broker.stop()
 
 
 async def serve(runtime: ServiceRuntime) -> None:
     assert isinstance(runtime.settings, BotsSettings)
     worker = BotWorker(runtime.settings, runtime.registry)
-    # Registered before starting: until start() has finished, the check says "not ready".
-    runtime.health.add_readiness_check("nats", lambda: worker.ready)
-    await worker.start()
-    runtime.on_shutdown(worker.stop)
+    await runtime.start_broker(worker.broker)
     log.info("bots_ready", instance=runtime.instance_id)
     await runtime.wait_for_shutdown()
+
+
+def document() -> dict[str, Any]:
+    """The worker's AsyncAPI document, from its typed handlers."""
+    worker = BotWorker(BotsSettings())
+    return asyncapi_document(
+        worker.broker,
+        title="opolyx bots",
+        description="Stateless bot workers in the `bots` queue group: each decision request "
+        "gets one legal command, sent to the table as the bot seat's player.",
+    )
 
 
 def main() -> None:
