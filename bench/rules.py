@@ -7,7 +7,8 @@ Per side and sample it measures
 - the mean time of one ``apply(state, command, now)`` over the same states and commands,
 and once, for today's code, the size of a mid-game state as JSON. It prints the medians,
 the ratios (today / baseline; for times baseline / today, so higher is better), the
-targets of issue 15 and the machine load.
+targets of issue 15 and the machine load. Times are CPU time of the measuring process
+(``time.process_time``), so other work on a shared machine skews them less.
 
     python bench/rules.py [--samples 5] [--games 6]
 """
@@ -38,10 +39,10 @@ def _worker(games: int) -> dict[str, float]:
     from opolyx_rules.simulate import play_game, simple_policy
 
     turns = 0
-    started = time.perf_counter()
+    started = time.process_time()
     for seed in range(games):
         turns += play_game("classic", 4, seed).player_turns
-    turns_per_second = turns / (time.perf_counter() - started)
+    turns_per_second = turns / (time.process_time() - started)
 
     # A recorded stretch of one game: the states, who decides, what they send.
     state = new_game("classic", 4, 3)
@@ -53,14 +54,14 @@ def _worker(games: int) -> dict[str, float]:
         command = simple_policy(state, seat)
         moves.append((state, seat, command, now))
         state, _ = apply(state, command, now)
-    started = time.perf_counter()
+    started = time.process_time()
     for state, seat, _, _ in moves:
         legal_commands(state, seat)
-    legal_us = (time.perf_counter() - started) / len(moves) * 1e6
-    started = time.perf_counter()
+    legal_us = (time.process_time() - started) / len(moves) * 1e6
+    started = time.process_time()
     for state, _, command, now in moves:
         apply(state, command, now)
-    apply_us = (time.perf_counter() - started) / len(moves) * 1e6
+    apply_us = (time.process_time() - started) / len(moves) * 1e6
     return {"turns_per_second": turns_per_second, "legal_us": legal_us, "apply_us": apply_us}
 
 

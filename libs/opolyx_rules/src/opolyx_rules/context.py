@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from .events import Event
 from .evolve import HANDLERS
-from .state import Draft, State, freeze, thaw
+from .state import Draft, State, _thaw, freeze
 
 
 class Ctx:
     __slots__ = ("events", "now", "s")
 
     def __init__(self, state: State, now: float) -> None:
-        self.s: Draft = thaw(state)
+        self.s: Draft = _thaw(state)
         self.events: list[Event] = []
         self.now = now
 

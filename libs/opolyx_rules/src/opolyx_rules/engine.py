@@ -54,7 +54,7 @@ from .events import (
     Transfer,
     TurnSkipped,
 )
-from .evolve import apply_in_place
+from .evolve import apply_in_place as evolve_in_place
 from .guards import GUARDS, Guard
 from .modes import ModeConfig, get_mode
 from .progression import capped_boost
@@ -187,6 +187,16 @@ def apply(state: State, command: Command, now: float) -> tuple[State, list[Event
     return ctx.result(), ctx.events
 
 
+def apply_in_place(ctx: Ctx, command: Command, now: float) -> list[Event]:
+    """Apply ``command`` to the context's draft itself, for drivers of whole games
+    (``simulate``) that need no state of their own between decisions. A refused command
+    raises before anything changes: every guard runs before the first event."""
+    ctx.now = now
+    ctx.events = []
+    _dispatch(ctx, command)
+    return ctx.events
+
+
 def decide(state: State, command: Command, now: float) -> list[Event]:
     return apply(state, command, now)[1]
 
@@ -196,7 +206,7 @@ def replay(initial: State, events: Iterable[Event]) -> State:
     before the first of them."""
     s = thaw(initial)
     for event in events:
-        apply_in_place(s, event)
+        evolve_in_place(s, event)
     return freeze(s)
 
 

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .commands import Command
-from .engine import apply, awaiting, new_game
-from .events import Event, TurnStarted
+from .context import Ctx
+from .engine import apply_in_place, awaiting, new_game
+from .events import Event
 from .policy import RESERVE, simple_policy
 from .state import State
 
@@ -35,23 +36,28 @@ def play_game(
     max_commands: int = 200_000,
 ) -> GameResult:
     """Play one game to its end; every command is sent one second after the previous,
-    so no timer fires (the turn limits are far longer)."""
-    state = new_game(mode, seats, seed)
+    so no timer fires (the turn limits are far longer).
+
+    The game is played on one private draft (``engine.apply_in_place``) instead of a new
+    state per command: each policy is shown that live state and must not keep it."""
+    ctx = Ctx(new_game(mode, seats, seed), 0.0)
+    live = ctx.s
     chosen = policies or [simple_policy] * seats
     commands = 0
     turns = 1
     log: list[Event] = []
     now = 0.0
-    while not state.finished:
+    while not live.finished:
         if commands >= max_commands:
             raise RuntimeError(f"game {mode}/{seed} did not end after {max_commands} commands")
-        seat = awaiting(state)[0]
+        seat = awaiting(live)[0]
         now += 1.0
-        state, events = apply(state, chosen[seat](state, seat), now)
+        turn_of = live.current_seat
+        events = apply_in_place(ctx, chosen[seat](live, seat), now)
         commands += 1
-        for event in events:
-            if type(event) is TurnStarted:
-                turns += 1
+        # A turn starts exactly when the turn passes to another seat (TurnStarted).
+        if live.current_seat != turn_of:
+            turns += 1
         if keep_events:
             log.extend(events)
-    return GameResult(state, commands, turns, log)
+    return GameResult(ctx.result(), commands, turns, log)
