@@ -92,7 +92,7 @@ async def test_four_bots_play_a_classic_game_to_its_end_through_nats(
     assert len(ids) - len(players.accepted_ids) <= 1
     outs = await client.seats_out(created.table_id)
     assert sorted(o.seat for o in outs) == sorted(r.seat for r in finished.seats if not r.survived)
-    assert batches[-1].events[-1].event == {
+    assert batches[-1].events[-1].event.model_dump() == {
         "type": "seed_revealed",
         "seed": 424242,
         "seed_commitment": created.seed_commitment,
@@ -140,7 +140,7 @@ async def test_kill_9_of_the_owner_moves_its_tables_to_the_other_instance(
     idle_batches = await client.read_events(idle_table.table_id)
     check_contiguous(idle_batches)
     fired_after = [
-        b for b in idle_batches if b.command and b.command["type"] == "timeout" and b.at > killed_at
+        b for b in idle_batches if b.command and b.command.type == "timeout" and b.at > killed_at
     ]
     assert fired_after, "timers fired on the instance that took over"
     assert idle_finished.winner is not None
@@ -170,6 +170,6 @@ async def test_the_only_instance_restarts_and_games_and_timers_resume(
     assert set(players.accepted_ids) <= set(ids)
     idle_batches = await client.read_events(idle_table.table_id)
     assert any(
-        b.command and b.command["type"] == "timeout" and b.at > stopped_at for b in idle_batches
+        b.command and b.command.type == "timeout" and b.at > stopped_at for b in idle_batches
     )
     assert idle_finished.last_seq == check_contiguous(idle_batches)

@@ -1,4 +1,4 @@
-"""In-process table-service instances on a real nats-server (fixture `nats_url`)."""
+"""In-process table-service instances on a real nats-server (fixture `nats_server`)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import nats
 import pytest
 from nats.aio.client import Client
-from opolyx_table.engine import RulesEngine
-from opolyx_table.service import TableService
+from opolyx_table.instance import TableInstance
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Storage
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.table_client import TableClient
 
-StartTable = Callable[..., Awaitable[TableService]]
+StartTable = Callable[..., Awaitable[TableInstance]]
 
 
 @pytest.fixture
@@ -34,20 +33,22 @@ def client(client_nc: Client) -> TableClient:
 async def start_table(nats_server: NatsServer) -> AsyncIterator[StartTable]:
     """Start table-service instances in this process (as NATS role "table"); all are stopped
     after the test."""
-    started: list[tuple[TableService, Client]] = []
+    started: list[tuple[TableInstance, Client, Client]] = []
 
-    async def start(instance_id: str = "t1", **config: object) -> TableService:
+    async def start(instance_id: str = "t1", **config: object) -> TableInstance:
         nc = await nats_server.connect("table", name=instance_id)
+        lease_nc = await nats_server.connect("table", name=f"{instance_id}-leases")
         settings = TableConfig.model_validate({"lease_ttl": 2.0, "bot_reask": 1.0, **config})
         storage = await Storage.open(nc, lease_ttl=settings.lease_ttl)
-        service = TableService(nc, storage, RulesEngine(), settings, instance_id)
-        await service.start()
-        started.append((service, nc))
-        while not service.ready:
+        instance = TableInstance(nc, lease_nc, storage, settings, instance_id)
+        await instance.start()
+        started.append((instance, nc, lease_nc))
+        while not instance.ready:
             await asyncio.sleep(0.01)
-        return service
+        return instance
 
     yield start
-    for service, nc in reversed(started):
-        await service.stop()
+    for instance, nc, lease_nc in reversed(started):
+        await instance.stop()
         await nc.drain()
+        await lease_nc.drain()

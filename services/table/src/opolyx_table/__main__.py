@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from opolyx_service import ServiceRuntime, connect_nats, get_logger, run_service
+from opolyx_service import ServiceRuntime, get_logger, run_service
 
-from opolyx_table.engine import RulesEngine
-from opolyx_table.service import TableService
+from opolyx_table.instance import TableInstance
 from opolyx_table.settings import TableSettings
 from opolyx_table.store import Storage
 
@@ -17,10 +16,12 @@ async def serve(runtime: ServiceRuntime) -> None:
     assert isinstance(settings, TableSettings)
     config = settings.table
     # Registered before the first await: the probe must not pass before NATS is up.
-    started: list[TableService] = []
+    started: list[TableInstance] = []
     runtime.health.add_readiness_check("serving", lambda: bool(started) and started[0].ready)
-    nc = await connect_nats(settings.nats, name=f"table-{runtime.instance_id}")
-    runtime.on_shutdown(nc.drain)
+    # Waits for NATS with backoff, adds a "nats" readiness check, drains at shutdown.
+    nc = await runtime.connect_nats(name=f"table-{runtime.instance_id}")
+    # Leases on a connection of their own: a renewal never queues behind commands.
+    lease_nc = await runtime.connect_nats(name=f"table-{runtime.instance_id}-leases")
     storage = await Storage.open(
         nc,
         lease_ttl=config.lease_ttl,
@@ -28,12 +29,11 @@ async def serve(runtime: ServiceRuntime) -> None:
         duplicate_window=config.duplicate_window,
         events_max_age=config.events_max_age,
     )
-    service = TableService(
-        nc, storage, RulesEngine(), config, runtime.instance_id, runtime.registry
-    )
-    await service.start()
-    started.append(service)
-    runtime.on_shutdown(service.stop)
+    instance = TableInstance(nc, lease_nc, storage, config, runtime.instance_id, runtime.registry)
+    await instance.start()
+    started.append(instance)
+    # Registered last, so it runs first at shutdown: the leases go back at once.
+    runtime.on_shutdown(instance.stop)
     log.info("table_service_started", partitions=config.partitions, lease_ttl=config.lease_ttl)
     await runtime.wait_for_shutdown()
 

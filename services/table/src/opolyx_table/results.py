@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import opolyx_rules
+from opolyx_contracts import game
 from opolyx_contracts.table import GameFinished, SeatOut, SeatResult, TableEvents
 
 from opolyx_table.table import Table
@@ -38,9 +39,9 @@ def replay_lines(table: Table, batches: list[TableEvents]) -> list[dict[str, Any
     for batch in batches:
         if batch.source != "rules" or batch.command is None:
             continue
-        last_at = max(last_at, float(batch.command.get("at", last_at)))
-        if batch.command.get("type") != "timeout":
-            lines.append(dict(batch.command))
+        last_at = max(last_at, batch.command_at or last_at)
+        if batch.command.type != "timeout":
+            lines.append({**batch.command.model_dump(mode="json"), "at": batch.command_at})
     # Timeouts are not lines: replay fires every deadline up to the next line's time.
     lines.append({"type": "wait", "at": last_at})
     return lines
@@ -85,16 +86,18 @@ def game_finished(table: Table, view: dict[str, Any], batches: list[TableEvents]
     )
 
 
-def seat_out_reason(events: list[dict[str, Any]], seat: int, by_timeout: bool) -> str:
+def seat_out_reason(events: list[TableEvents], seat: int, by_timeout: bool) -> str:
     """Why a seat went out, from the rules' `seat_went_out` event (`how`)."""
-    for event in events:
-        if event.get("seat") != seat or "how" not in event:
-            continue
-        if event["how"] == "bankrupt":
-            return "bankrupt"
-        if event["how"] == "resigned":
-            # Missed turns resign a seat by itself (R16): that is a timeout, not a choice.
-            return "timeout" if by_timeout else "resigned"
+    for batch in events:
+        for record in batch.events:
+            event = record.event
+            if not isinstance(event, game.SeatWentOut) or event.seat != seat:
+                continue
+            if event.how == "bankrupt":
+                return "bankrupt"
+            if event.how == "resigned":
+                # Missed turns resign a seat by itself (R16): a timeout, not a choice.
+                return "timeout" if by_timeout else "resigned"
     return "out"
 
 

@@ -20,9 +20,9 @@ __all__ = ["Scheduler"]
 
 
 class Scheduler:
-    def __init__(self, fire: Callable[[str, str, Any], None]) -> None:
+    def __init__(self, fire: Callable[[str, Any], None]) -> None:
         self._fire = fire
-        self._heap: list[tuple[float, int, str, str, Any]] = []
+        self._heap: list[tuple[float, int, str, Any]] = []
         self._counter = itertools.count()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -30,10 +30,10 @@ class Scheduler:
     def __len__(self) -> int:
         return len(self._heap)
 
-    def at(self, when: float, table_id: str, kind: str, token: Any = None) -> None:
-        """Call `fire(table_id, kind, token)` at wall-clock `when` (Unix seconds)."""
+    def at(self, when: float, table_id: str, job: Any) -> None:
+        """Call `fire(table_id, job)` at wall-clock `when` (Unix seconds)."""
         earliest = self._heap[0][0] if self._heap else None
-        heapq.heappush(self._heap, (when, next(self._counter), table_id, kind, token))
+        heapq.heappush(self._heap, (when, next(self._counter), table_id, job))
         if earliest is None or when < earliest:
             self._wake.set()
 
@@ -52,8 +52,8 @@ class Scheduler:
             self._wake.clear()
             now = time.time()
             while self._heap and self._heap[0][0] <= now:
-                _, _, table_id, kind, token = heapq.heappop(self._heap)
-                self._fire(table_id, kind, token)
+                _, _, table_id, job = heapq.heappop(self._heap)
+                self._fire(table_id, job)
             delay = (self._heap[0][0] - now) if self._heap else 3600.0
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=max(delay, 0.0))

@@ -29,6 +29,14 @@ class TableConfig(BaseModel):
     events_max_age: float = 7 * 24 * 3600.0
     """Seconds TABLE_EVENTS keeps events (far longer than any game; a finished game's
     commands also travel in its `opolyx.game.finished` message)."""
+    max_in_flight: int = Field(default=256, ge=1)
+    """Commands waiting or running in this instance beyond which a new one is answered
+    `service/busy` (the sender retries with backoff) instead of queueing without bound."""
+    snapshot_every: int = Field(default=64, ge=1)
+    """Write a table's snapshot once this many events are stored after the last one (the
+    events stream is the record; loading replays what the snapshot lacks)."""
+    snapshot_idle: float = Field(default=2.0, gt=0)
+    """Seconds without a change after which a table's snapshot is brought up to date."""
     clock_rate: float = Field(default=1.0, gt=0)
     """Game seconds per wall-clock second for new tables (1 in play; tests and demos speed
     timers up). Each table keeps the rate it was created with."""

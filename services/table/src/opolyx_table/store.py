@@ -2,18 +2,18 @@
 
 Write path of one command: one events message (all of the command's events, so a crash
 never stores half a command) published with `Nats-Expected-Last-Subject-Sequence` set to
-the last stream sequence this instance knows for the table, then the snapshot written
-with compare-and-set on its KV revision. The expected-sequence header is the fence: if any
-other writer touched the table since, JetStream refuses the publish and this instance
-stops serving the table instead of forking its history.
+the last stream sequence this instance knows for the table. That header is the fence: if
+any other writer touched the table since, JetStream refuses the publish and this instance
+stops serving the table instead of forking its history. The command is answered once that
+one write is confirmed.
 
-The snapshot and the events message are written concurrently (one round trip instead of
-two); the snapshot names the `write_id` of the last message it includes. Read path (taking
-a table over): the snapshot, checked against the table's last stored message. When they
-match (the usual case) that is all; when the stream is ahead (a crash between the two
-writes) the missing messages are replayed through the rules' `evolve`; when the snapshot
-is not on the stream's history at all (its events write failed) the state is rebuilt from
-the seed and every stored event.
+Snapshots (KV `tables`, compare-and-set on the revision) are written every few batches and
+when a table goes idle; each names the stream sequence and `write_id` of the last events
+message it includes. Read path (taking a table over): the snapshot, then the table's
+events stored after it, replayed through the rules' `evolve`. When the snapshot is not on
+the stream's history at all (it names a write the stream does not hold), the state is
+rebuilt from the seed and every stored event. Every message read is parsed with the
+contract's models: one that does not parse raises `Unreadable`.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
-from nats.js.errors import APIError, KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
+from nats.js.api import ConsumerConfig, DeliverPolicy
+from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 from nats.js.kv import KeyValue
 from opolyx_contracts.subjects import (
     GAMES_STREAM,
@@ -42,8 +42,9 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_contracts.table import TableEvents, event_message_id
 from opolyx_service import ensure_kv, ensure_stream, inject_headers
+from pydantic import ValidationError
 
-__all__ = ["Fenced", "Storage", "StoreUnavailable", "snapshot_key"]
+__all__ = ["Fenced", "Storage", "StoreUnavailable", "Unreadable", "snapshot_key"]
 
 WRONG_LAST_SEQUENCE = 10071
 WRONG_LAST_SEQUENCE_CONSTANT = 10164
@@ -56,6 +57,21 @@ class Fenced(Exception):
 
 class StoreUnavailable(Exception):
     """JetStream did not confirm a write in time; whether it landed is unknown."""
+
+
+class Unreadable(Exception):
+    """A stored message of a table does not parse: the table cannot be trusted."""
+
+
+def _parse_events(data: bytes, stream_seq: int) -> TableEvents:
+    try:
+        return TableEvents.model_validate_json(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise Unreadable(
+            f"events message {stream_seq} does not parse: {where}: {first['msg']}"
+        ) from None
 
 
 def _dumps(value: Any) -> bytes:
@@ -141,69 +157,26 @@ class Storage:
 
     # --- events ---------------------------------------------------------------------
 
-    async def append_events(
+    async def append(
         self, table_id: str, first_seq: int, payload: bytes, expected_stream_seq: int
     ) -> int:
         """Store one events message (a `TableEvents` body); returns its stream sequence.
 
         Raises `Fenced` when the table's last stored message is not `expected_stream_seq`
-        (someone else wrote), `StoreUnavailable` when the outcome is unknown.
-        """
-        headers = inject_headers(
-            {
-                "Nats-Msg-Id": event_message_id(table_id, first_seq),
-                "Nats-Expected-Last-Subject-Sequence": str(expected_stream_seq),
-            }
-        )
-        try:
-            ack = await self.js.publish(
-                table_events(table_id),
-                payload,
-                stream=TABLE_EVENTS_STREAM,
-                headers=headers,
-            )
-        except APIError as exc:
-            if exc.err_code == WRONG_LAST_SEQUENCE:
-                raise Fenced(f"table {table_id}: {exc.description}") from None
-            raise StoreUnavailable(repr(exc)) from None
-        except (NatsTimeoutError, TimeoutError) as exc:
-            raise StoreUnavailable(f"no ack for events of {table_id}: {exc!r}") from None
-        if ack.duplicate:
-            # The same message id is already stored: written before by an earlier owner
-            # (or an earlier attempt); the in-memory table is behind the store.
-            raise Fenced(f"table {table_id}: events {first_seq} already stored")
-        return int(ack.seq)
-
-    async def commit(
-        self,
-        table_id: str,
-        first_seq: int,
-        payload: bytes,
-        expected_stream_seq: int,
-        key: str,
-        snapshot: dict[str, Any],
-        revision: int,
-    ) -> tuple[int, int]:
-        """Store a command's events message and its snapshot concurrently.
-
-        Same messages and guarantees as `append_events` plus `write_snapshot` (returns the
-        stream sequence and the new KV revision; raises `Fenced` or `StoreUnavailable`,
-        the events' outcome first), but both go out in one socket write and their acks
-        are awaited directly: no task per write and no timer per request.
+        (someone else wrote), `StoreUnavailable` when the outcome is unknown. The ack is
+        awaited directly on an inbox of this connection: no task and no timer per write.
         """
         if self._ack_prefix is None:
             # `subscribe` queues the SUB before it first yields: no publish can overtake it.
             self._ack_prefix = self.nc.new_inbox() + "."
             await self.nc.subscribe(self._ack_prefix + "*", cb=self._on_ack)
-        events_ack = _Ack(str(next(self._ack_tokens)))
-        snapshot_ack = _Ack(str(next(self._ack_tokens)))
-        self._acks[events_ack.token] = events_ack
-        self._acks[snapshot_ack.token] = snapshot_ack
+        ack = _Ack(str(next(self._ack_tokens)))
+        self._acks[ack.token] = ack
         try:
             await self.nc.publish(
                 table_events(table_id),
                 payload,
-                reply=self._ack_prefix + events_ack.token,
+                reply=self._ack_prefix + ack.token,
                 headers=inject_headers(
                     {
                         "Nats-Msg-Id": event_message_id(table_id, first_seq),
@@ -212,35 +185,22 @@ class Storage:
                     }
                 ),
             )
-            # What `KeyValue.update(key, value, last=revision)` publishes.
-            await self.nc.publish(
-                f"$KV.{TABLES_BUCKET}.{key}",
-                _dumps(snapshot),
-                reply=self._ack_prefix + snapshot_ack.token,
-                headers={"Nats-Expected-Last-Subject-Sequence": str(revision)},
-            )
             async with asyncio.timeout(self.timeout):
-                await events_ack
-                await snapshot_ack
+                await ack
         except TimeoutError:
-            raise StoreUnavailable(f"no ack for the writes of {table_id}") from None
+            raise StoreUnavailable(f"no ack for the events of {table_id}") from None
         finally:
-            self._acks.pop(events_ack.token, None)
-            self._acks.pop(snapshot_ack.token, None)
-        events = _pub_ack(events_ack.result())
-        if isinstance(events, tuple):
-            if events[0] == WRONG_LAST_SEQUENCE:
-                raise Fenced(f"table {table_id}: {events[1]}")
-            raise StoreUnavailable(f"events of {table_id}: {events[1]}")
-        if events.get("duplicate"):
-            # See `append_events`.
+            self._acks.pop(ack.token, None)
+        result = _pub_ack(ack.result())
+        if isinstance(result, tuple):
+            if result[0] == WRONG_LAST_SEQUENCE:
+                raise Fenced(f"table {table_id}: {result[1]}")
+            raise StoreUnavailable(f"events of {table_id}: {result[1]}")
+        if result.get("duplicate"):
+            # The same message id is already stored: written before by an earlier owner
+            # (or an earlier attempt); the in-memory table is behind the store.
             raise Fenced(f"table {table_id}: events {first_seq} already stored")
-        saved = _pub_ack(snapshot_ack.result())
-        if isinstance(saved, tuple):
-            if saved[0] in (WRONG_LAST_SEQUENCE, WRONG_LAST_SEQUENCE_CONSTANT):
-                raise Fenced(f"snapshot {key} was written by someone else")
-            raise StoreUnavailable(f"snapshot {key}: {saved[1]}")
-        return int(events["seq"]), int(saved["seq"])
+        return int(result["seq"])
 
     async def _on_ack(self, msg: Msg) -> None:
         assert self._ack_prefix is not None
@@ -254,25 +214,33 @@ class Storage:
             raw = await self.js.get_last_msg(TABLE_EVENTS_STREAM, table_events(table_id))
         except NotFoundError:
             return None
-        return int(raw.seq or 0), TableEvents.model_validate_json(raw.data or b"")
+        seq = int(raw.seq or 0)
+        return seq, _parse_events(raw.data or b"", seq)
 
-    async def read_events(self, table_id: str) -> AsyncIterator[tuple[int, TableEvents]]:
-        """Every events message of a table, in order, with its stream sequence."""
+    async def read_events(
+        self, table_id: str, from_stream_seq: int = 1
+    ) -> AsyncIterator[tuple[int, TableEvents]]:
+        """The table's events messages from stream sequence `from_stream_seq` on, in order."""
         last = await self.last_events(table_id)
-        if last is None:
+        if last is None or last[0] < from_stream_seq:
             return
-        subject = table_events(table_id)
+        if last[0] == from_stream_seq:
+            yield last
+            return
         sub = await self.js.subscribe(
-            subject,
+            table_events(table_id),
             ordered_consumer=True,
-            deliver_policy=DeliverPolicy.ALL,
+            config=ConsumerConfig(
+                deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
+                opt_start_seq=max(1, from_stream_seq),
+            ),
             stream=TABLE_EVENTS_STREAM,
         )
         try:
             while True:
                 msg = await sub.next_msg(timeout=5.0)
                 stream_seq = int(msg.metadata.sequence.stream)
-                yield stream_seq, TableEvents.model_validate_json(msg.data)
+                yield stream_seq, _parse_events(msg.data, stream_seq)
                 if stream_seq >= last[0]:
                     return
         finally:

@@ -1,7 +1,9 @@
 """One running table in memory and its snapshot format (what the KV bucket `tables` holds).
 
 The snapshot holds the secret parts (seed, full state with RNG) and is never sent to
-players; what players see is built from `Engine.public_view`.
+players. It is written every few batches and when a table goes idle, not per command:
+the events stream is the record, and loading a table replays the events stored after its
+snapshot (`stream_seq` says where they start).
 """
 
 from __future__ import annotations
@@ -11,16 +13,13 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+import opolyx_rules
 from opolyx_contracts.table import SeatSpec
+from opolyx_rules import State
 
-__all__ = ["SNAPSHOT_FORMAT", "Job", "Table"]
+__all__ = ["SNAPSHOT_FORMAT", "Table"]
 
-SNAPSHOT_FORMAT = 1
-
-
-Job = tuple[str, Any]
-"""("command", (msg, received)) | ("deadline", game_time) | ("bot", (version, seat, attempt))
-| ("announce", None)"""
+SNAPSHOT_FORMAT = 2
 
 
 @dataclass(eq=False)
@@ -36,44 +35,47 @@ class Table:
     seed_commitment: str
     started_at: float
     """Wall-clock (Unix seconds) of game time 0; game time = now - started_at."""
-    state: Any
+    state: State
     clock_rate: float = 1.0
     """Game seconds per wall-clock second (1 in play; higher in tests and demos)."""
     seq: int = 0
     """Last per-table event sequence stored (also the public state version)."""
     stream_seq: int = 0
-    """Stream sequence of the table's last stored events message (the write fence); not
-    in the snapshot: read from the stream when the table is loaded."""
+    """Stream sequence of the table's last stored events message (the write fence)."""
     write_id: str = ""
     """`write_id` of the last events message included in `state`."""
     revision: int = 0
     """KV revision of the snapshot (compare-and-set)."""
-    recent: OrderedDict[str, list[int]] = field(default_factory=OrderedDict)
-    """command id -> [seq, events] of accepted commands, persisted (as is: no conversion
-    on the hot path)."""
+    snapshot_seq: int = 0
+    """`seq` the stored snapshot covers; the batches after it are only in the stream."""
+    recent: OrderedDict[str, tuple[int, int]] = field(default_factory=OrderedDict)
+    """command id -> (seq, events) of accepted commands (in the snapshot and the events)."""
     rejected: OrderedDict[str, tuple[str, str]] = field(default_factory=OrderedDict)
     """command id -> (code, message) of refused commands (memory only: nothing changed)."""
     outs_announced: set[int] = field(default_factory=set)
-    finished: bool = False
     seed_revealed: bool = False
     finish_announced: bool = False
-    jobs: deque[Job] = field(default_factory=deque)
+    # Memory only:
+    jobs: deque[Any] = field(default_factory=deque)
     worker: asyncio.Task[None] | None = None
     armed_deadline: float | None = None
     bot_asked: dict[int, tuple[int, int]] = field(default_factory=dict)
     """seat -> (version, attempt) of the last decision request sent for that seat."""
-    changed: bool = False
-    """The state moved on: re-arm the timer and ask bots once the current job is done."""
     needs_reload: bool = False
     """A write's outcome is unknown: reload from storage before the next job."""
-    seats_json: list[dict[str, Any]] | None = None
-    """The seats as JSON, made once (they never change)."""
     dropped: bool = False
     """No longer served by this instance (fenced or partition handed over)."""
+    quarantined: str | None = None
+    """Why the stored table cannot be used (an unreadable event): every command refused."""
+    idle_armed: bool = False
 
     @property
     def version(self) -> int:
         return self.seq
+
+    @property
+    def finished(self) -> bool:
+        return self.state.finished
 
     def game_time(self, wall: float) -> float:
         return (wall - self.started_at) * self.clock_rate
@@ -81,8 +83,11 @@ class Table:
     def wall_time(self, game_time: float) -> float:
         return self.started_at + game_time / self.clock_rate
 
+    def seat_of(self, player_id: str) -> list[int]:
+        return [index for index, seat in enumerate(self.seats) if seat.player_id == player_id]
+
     def remember(self, command_id: str, seq: int, events: int, limit: int) -> None:
-        self.recent[command_id] = [seq, events]
+        self.recent[command_id] = (seq, events)
         while len(self.recent) > limit:
             self.recent.popitem(last=False)
 
@@ -91,15 +96,8 @@ class Table:
         while len(self.rejected) > limit:
             self.rejected.popitem(last=False)
 
-    def seat_of(self, player_id: str) -> list[int]:
-        return [index for index, seat in enumerate(self.seats) if seat.player_id == player_id]
-
-    def _seats_json(self) -> list[dict[str, Any]]:
-        if self.seats_json is None:
-            self.seats_json = [seat.model_dump() for seat in self.seats]
-        return self.seats_json
-
-    def to_snapshot(self, state_json: dict[str, Any]) -> dict[str, Any]:
+    def to_snapshot(self) -> dict[str, Any]:
+        """The stored form (the KV value, as JSON)."""
         return {
             "format": SNAPSHOT_FORMAT,
             "table_id": self.table_id,
@@ -107,15 +105,16 @@ class Table:
             "room_id": self.room_id,
             "mode": self.mode,
             "rules_version": self.rules_version,
-            "seats": self._seats_json(),
+            "seats": [seat.model_dump() for seat in self.seats],
             "seed": self.seed,
             "seed_commitment": self.seed_commitment,
             "started_at": self.started_at,
             "clock_rate": self.clock_rate,
-            "state": state_json,
+            "state": opolyx_rules.state_to_json(self.state),
             "seq": self.seq,
+            "stream_seq": self.stream_seq,
             "write_id": self.write_id,
-            "recent": self.recent,
+            "recent": [[cid, seq, n] for cid, (seq, n) in self.recent.items()],
             "outs_announced": sorted(self.outs_announced),
             "finished": self.finished,
             "seed_revealed": self.seed_revealed,
@@ -123,28 +122,34 @@ class Table:
         }
 
     @classmethod
-    def from_snapshot(cls, snapshot: dict[str, Any], key: str, revision: int, state: Any) -> Table:
+    def from_snapshot(cls, snapshot: dict[str, Any], key: str, revision: int) -> Table:
+        """Raises KeyError/ValueError/TypeError (or the rules' StateVersionError) when the
+        snapshot is not one this version wrote."""
         table = cls(
-            table_id=snapshot["table_id"],
+            table_id=str(snapshot["table_id"]),
             partition=int(snapshot["partition"]),
             key=key,
             room_id=snapshot.get("room_id"),
-            mode=snapshot["mode"],
-            rules_version=snapshot["rules_version"],
+            mode=str(snapshot["mode"]),
+            rules_version=str(snapshot["rules_version"]),
             seats=[SeatSpec.model_validate(seat) for seat in snapshot["seats"]],
             seed=int(snapshot["seed"]),
-            seed_commitment=snapshot["seed_commitment"],
+            seed_commitment=str(snapshot["seed_commitment"]),
             started_at=float(snapshot["started_at"]),
-            state=state,
+            state=opolyx_rules.state_from_json(snapshot["state"]),
             clock_rate=float(snapshot.get("clock_rate", 1.0)),
             seq=int(snapshot["seq"]),
+            stream_seq=int(snapshot.get("stream_seq", 0)),
             write_id=str(snapshot.get("write_id", "")),
             revision=revision,
         )
-        for cid, (seq, n) in snapshot.get("recent", {}).items():
-            table.recent[cid] = [int(seq), int(n)]
-        table.outs_announced = set(snapshot.get("outs_announced", []))
-        table.finished = bool(snapshot.get("finished", False))
+        table.snapshot_seq = table.seq
+        recent = snapshot.get("recent", [])
+        if isinstance(recent, dict):  # format 1
+            recent = [[cid, seq, n] for cid, (seq, n) in recent.items()]
+        for cid, seq, n in recent:
+            table.recent[str(cid)] = (int(seq), int(n))
+        table.outs_announced = {int(s) for s in snapshot.get("outs_announced", [])}
         table.seed_revealed = bool(snapshot.get("seed_revealed", False))
         table.finish_announced = bool(snapshot.get("finish_announced", False))
         return table
