@@ -274,6 +274,10 @@ PROGRESSION = Role(
         Grant(f"read `{GAMES_STREAM}` (durable consumer)")
         + stream_read(GAMES_STREAM)
         + stream_declare(GAMES_STREAM, update=False),
+        # Mission statistics come from a finished game's events, read by the reference
+        # GAMES carries (an ordered consumer on one table's subject).
+        Grant(f"read a finished game's events (stream `{TABLE_EVENTS_STREAM}`)")
+        + stream_read(TABLE_EVENTS_STREAM),
     ),
     responds=True,
 )
