@@ -27,6 +27,7 @@ from nats.js.errors import NoKeysError
 from opolyx_contracts.lobby import LobbyCommand
 from opolyx_contracts.subjects import LOBBY_CMD, TABLE_CREATE, TABLES_BUCKET, table_view
 from opolyx_testing import script_path
+from opolyx_testing.nats_server import NatsServer
 
 START_STEPS = ("marked_starting", "table_created", "room_started", "players_seated")
 
@@ -45,9 +46,10 @@ async def lobby(nc: Client, timeout: float = 10, **fields: Any) -> dict[str, Any
     return reply
 
 
-def lobby_env(nats_url: str, **lobby_settings: str) -> dict[str, str]:
+def lobby_env(server: NatsServer, **lobby_settings: str) -> dict[str, str]:
+    """A lobby process as NATS role "lobby"."""
     env = {
-        "OPOLYX_NATS__URL": nats_url,
+        **server.env_for("lobby"),
         "OPOLYX_LOG__LEVEL": "INFO",
         "OPOLYX_LOBBY__BOT_FILL_AFTER_SECONDS": "3600",
         "OPOLYX_LOBBY__FILL_CHECK_SECONDS": "0.2",
@@ -58,8 +60,8 @@ def lobby_env(nats_url: str, **lobby_settings: str) -> dict[str, str]:
     return env
 
 
-async def start_table(nats_url: str, service_processes: Any) -> Any:
-    env = {"OPOLYX_NATS__URL": nats_url, "OPOLYX_LOG__LEVEL": "WARNING"}
+async def start_table(server: NatsServer, service_processes: Any) -> Any:
+    env = {**server.env_for("table"), "OPOLYX_LOG__LEVEL": "WARNING"}
     table = service_processes.start([script_path("opolyx-table")], env, name="table")
     await table.wait_ready(30)
     return table
@@ -147,11 +149,11 @@ async def assert_room_and_game_agree(nc: Client, room_id: str, players: list[str
 
 @pytest.mark.parametrize("step", START_STEPS)
 async def test_a_lobby_killed_at_any_step_of_a_start_converges_after_restart(
-    step: str, nats_url: str, nc: Client, service_processes: Any
+    step: str, nats_server: NatsServer, nc: Client, service_processes: Any
 ) -> None:
-    await start_table(nats_url, service_processes)
+    await start_table(nats_server, service_processes)
     doomed = service_processes.start(
-        [script_path("opolyx-lobby")], lobby_env(nats_url, fault_stop_at=step), name="lobby"
+        [script_path("opolyx-lobby")], lobby_env(nats_server, fault_stop_at=step), name="lobby"
     )
     await doomed.wait_ready(30)
     room_id = await open_room(nc)
@@ -164,7 +166,7 @@ async def test_a_lobby_killed_at_any_step_of_a_start_converges_after_restart(
     await abandon(starting)  # the killed lobby never answers
 
     restarted = service_processes.start(
-        [script_path("opolyx-lobby")], lobby_env(nats_url), name="lobby"
+        [script_path("opolyx-lobby")], lobby_env(nats_server), name="lobby"
     )
     await restarted.wait_ready(30)
     room = await room_once_settled(nc, room_id)
@@ -179,13 +181,13 @@ async def test_a_lobby_killed_at_any_step_of_a_start_converges_after_restart(
 
 
 async def test_issue_scenario_tables_paused_lobby_killed_then_leave_join_and_start_again(
-    nats_url: str, nc: Client, service_processes: Any
+    nats_server: NatsServer, nc: Client, service_processes: Any
 ) -> None:
     """Tables paused, start sent, lobby killed -9, tables resumed, lobby restarted; then a
     member leaves, another joins and the creator starts (where the room lets them)."""
-    table = await start_table(nats_url, service_processes)
+    table = await start_table(nats_server, service_processes)
     doomed = service_processes.start(
-        [script_path("opolyx-lobby")], lobby_env(nats_url), name="lobby"
+        [script_path("opolyx-lobby")], lobby_env(nats_server), name="lobby"
     )
     await doomed.wait_ready(30)
     room_id = await open_room(nc)
@@ -211,7 +213,7 @@ async def test_issue_scenario_tables_paused_lobby_killed_then_leave_join_and_sta
     await abandon(starting)
 
     restarted = service_processes.start(
-        [script_path("opolyx-lobby")], lobby_env(nats_url), name="lobby"
+        [script_path("opolyx-lobby")], lobby_env(nats_server), name="lobby"
     )
     await restarted.wait_ready(30)
     room = await room_once_settled(nc, room_id)

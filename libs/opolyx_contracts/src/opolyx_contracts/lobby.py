@@ -33,6 +33,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from opolyx_contracts.envelope import Message, OkReply
+from opolyx_contracts.subjects import LOBBY_MEMBER_EVENTS_ANY, PREFIX
 
 __all__ = [
     "BOT_ROSTER",
@@ -267,7 +268,7 @@ def coalesce_room_events(events: Iterable[LobbyEvent]) -> RoomsChanged:
 
 _SUBJECT_SAFE = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 
-LOBBY_MEMBER_EVENTS_WILDCARD = "opolyx.lobby.player.*.events"
+LOBBY_MEMBER_EVENTS_WILDCARD = LOBBY_MEMBER_EVENTS_ANY
 """What a gateway subscribes to (once) for every member's room events."""
 
 
@@ -283,7 +284,7 @@ def member_token(player_id: str) -> str:
 
 def lobby_member_events(player_id: str) -> str:
     """Core NATS subject of the lobby events meant for one player (rooms they are or were in)."""
-    return f"opolyx.lobby.player.{member_token(player_id)}.events"
+    return f"{PREFIX}.lobby.player.{member_token(player_id)}.events"
 
 
 # Card boosts (asked of the progression service when a game starts) ----------------------
