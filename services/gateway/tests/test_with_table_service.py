@@ -5,6 +5,7 @@ missed, all through the websocket protocol."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from opolyx_contracts import subjects
 from opolyx_contracts.table import CreateTable, SeatSpec
@@ -14,6 +15,10 @@ from opolyx_testing.nats_server import NatsServer
 from .conftest import RunningGateway
 
 ANSWERS = ("buy", "pay", "roll", "pass", "jackpot_decline", "bus", "teleport", "pay_bail")
+
+
+def legal_of(push: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    return next((p["legal"] for p in push["pending"] if p["seat"] == seat), [])
 
 
 async def create_table(gateway: RunningGateway, players: list[str]) -> str:
@@ -62,25 +67,27 @@ async def test_play_refusals_and_resume_against_the_real_table_service(
     )
     assert stolen["error"]["code"] == "seat/not_yours"
 
-    assert {"type": "roll", "seat": current} in state["legal"]
+    assert {"type": "roll", "seat": current} in legal_of(state, current)
     rolled = await mover.request("table.cmd", table=table, command={"type": "roll"})
     assert rolled["ok"], rolled
-    pushed = await mover.push("table.events", table=table)
+    pushed = await mover.push("table.update", table=table)
     assert pushed["seq"] == rolled["data"]["seq"]
     assert any(e["event"]["type"] == "dice_rolled" for e in pushed["events"])
+    # the waiter got the very same update, without asking
+    assert await waiter.push("table.update", table=table) == pushed
 
     # the waiter drops out, the game goes on, and a reconnect replays what was missed
     seen = watch_b["data"]["seq"] if waiter is b else watch_a["data"]["seq"]
     await waiter.close()
+    state = pushed
     for _ in range(20):  # the mover answers its decisions until the turn passes
-        state = await mover.push("table.state", table=table, timeout=10)
         pending = state["state"]["pending"]
         if pending is None or pending["seat"] == other_seat:
             break
-        if pending["seat"] != state["seat"]:
-            continue
-        choice = next(c for c in state["legal"] if c["type"] in ANSWERS)
-        assert (await mover.request("table.cmd", table=table, command=choice))["ok"]
+        if pending["seat"] == current:
+            choice = next(c for c in legal_of(state, current) if c["type"] in ANSWERS)
+            assert (await mover.request("table.cmd", table=table, command=choice))["ok"]
+        state = await mover.push("table.update", table=table, timeout=10)
     token = token_b if waiter is b else token_a
     back = await gateway.client(token)
     resumed = await back.request("table.watch", table=table, since=seen)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, field_validator
 
 from opolyx_contracts.errors import ErrorBody
 from opolyx_contracts.game import GameCommand, Timeout
@@ -83,7 +83,7 @@ CHAT_TEXT_LIMIT = 500
 """Longest chat message, in characters."""
 
 _ID = r"^[A-Za-z0-9_-]{1,128}$"
-MessageId = Annotated[str, Field(max_length=128)] | int
+MessageId = Annotated[str, Strict(), Field(max_length=128)] | Annotated[int, Strict()]
 
 LobbyAction = Literal[
     "list", "get", "mine", "create", "join", "leave", "add_bot", "remove_bot", "kick", "start"

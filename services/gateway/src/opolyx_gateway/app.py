@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from litestar import Litestar, MediaType, Request, Response, get, post
-from litestar.datastructures import State
+from litestar.datastructures import CacheControlHeader, State
 from litestar.openapi import OpenAPIConfig
 from litestar.params import JSONBody, Parameter
 from litestar.static_files import create_static_files_router
@@ -20,17 +20,19 @@ from nats.aio.client import Client as NatsClient
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 from opolyx_contracts.gateway import LobbyRequest, LobbyResult
-from opolyx_rules import board, modes
 from opolyx_service.connection import connect_nats, ensure_kv
 from pydantic import BaseModel, Field
 
 from opolyx_gateway.auth import (
+    AUTH_BAD_NAME,
+    AUTH_REQUIRED,
     AuthError,
     Identity,
     TokenSigner,
     new_guest_id,
     validate_display_name,
 )
+from opolyx_gateway.constants import board_and_modes, client_constants, constants_module
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.hub import Hub
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
@@ -127,14 +129,14 @@ def _identity(request: Request[Any, Any, Any]) -> Identity:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
-        raise AuthError("auth/required", "send Authorization: Bearer <session token>")
+        raise AuthError(AUTH_REQUIRED, "send Authorization: Bearer <session token>")
     return _gateway(request.app.state).signer.verify(token.strip())
 
 
 def _error_response(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, str]]:
     assert isinstance(exc, (AuthError, GatewayError))
     if isinstance(exc, AuthError):
-        status = 400 if exc.code == "auth/bad_name" else 401
+        status = 400 if exc.code == AUTH_BAD_NAME else 401
     elif exc.code == "service/unavailable":
         status = 503
     elif exc.code == "request/rate_limited":
@@ -203,25 +205,19 @@ async def player_profile(
 
 @get("/api/board", tags=["game"], summary="The board and the modes (names, prices, rents)")
 async def board_data() -> dict[str, Any]:
-    return {
-        "squares": board.board_data(),
-        "fortuna_names": {str(sq): name for sq, name in board.FORTUNA_NAMES.items()},
-        "modes": {
-            name: {
-                "allowed_seats": list(m.allowed_seats),
-                "round_limit": m.round_limit,
-                "turn_seconds": m.turn_seconds,
-                "fairness_pct": m.fairness_pct,
-                "teams": m.teams,
-                "jackpot_enabled": m.jackpot_enabled,
-                "jackpot_stake": m.jackpot_stake,
-                "bail": m.bail,
-                "mortgage_interest_pct": m.mortgage_interest_pct,
-                "even_building": m.even_building,
-            }
-            for name, m in modes.MODES.items()
-        },
-    }
+    return board_and_modes()
+
+
+@get(
+    "/js/constants.js",
+    media_type="text/javascript; charset=utf-8",
+    include_in_schema=False,
+    cache_control=CacheControlHeader(no_cache=True),
+)
+async def client_constants_module(state: State) -> str:
+    """The web client's constants (modes, kinds, reasons, codes, board) as an ES module."""
+    module: str = state.constants_module
+    return module
 
 
 @get(["/health/live", "/livez"], tags=["health"], summary="Liveness")
@@ -296,6 +292,7 @@ def create_app(settings: GatewaySettings) -> Litestar:
             list_rooms,
             player_profile,
             board_data,
+            client_constants_module,
             live,
             ready,
             metrics,
@@ -308,6 +305,7 @@ def create_app(settings: GatewaySettings) -> Litestar:
             ),
         ],
         lifespan=[lifespan],
+        state=State({"constants_module": constants_module(client_constants())}),
         exception_handlers={AuthError: _error_response, GatewayError: _error_response},
         openapi_config=OpenAPIConfig(title="opolyx gateway", version="0.1.0", path="/schema"),
         debug=False,

@@ -19,12 +19,32 @@ import unicodedata
 from dataclasses import dataclass
 
 __all__ = [
+    "AUTH_ALREADY_SIGNED_IN",
+    "AUTH_BAD_NAME",
+    "AUTH_ERRORS",
+    "AUTH_EXPIRED_TOKEN",
+    "AUTH_INVALID_TOKEN",
+    "AUTH_REQUIRED",
     "AuthError",
     "Identity",
     "TokenSigner",
     "new_guest_id",
     "validate_display_name",
 ]
+
+AUTH_REQUIRED = "auth/required"
+AUTH_BAD_NAME = "auth/bad_name"
+AUTH_INVALID_TOKEN = "auth/invalid_token"
+AUTH_EXPIRED_TOKEN = "auth/expired_token"
+AUTH_ALREADY_SIGNED_IN = "auth/already_signed_in"
+AUTH_ERRORS = (
+    AUTH_REQUIRED,
+    AUTH_BAD_NAME,
+    AUTH_INVALID_TOKEN,
+    AUTH_EXPIRED_TOKEN,
+    AUTH_ALREADY_SIGNED_IN,
+)
+"""Every code an `AuthError` carries (a client signs in again on any of them)."""
 
 NAME_MIN = 2
 NAME_MAX = 20
@@ -51,18 +71,18 @@ class Identity:
 
 
 def validate_display_name(raw: object) -> str:
-    """The cleaned display name, or ``AuthError("auth/bad_name")`` saying what is wrong."""
+    """The cleaned display name, or ``AuthError(AUTH_BAD_NAME)`` saying what is wrong."""
     if not isinstance(raw, str):
-        raise AuthError("auth/bad_name", "the display name must be text")
+        raise AuthError(AUTH_BAD_NAME, "the display name must be text")
     name = unicodedata.normalize("NFC", " ".join(raw.split()))
     if not NAME_MIN <= len(name) <= NAME_MAX:
         raise AuthError(
-            "auth/bad_name", f"the display name must be {NAME_MIN} to {NAME_MAX} characters long"
+            AUTH_BAD_NAME, f"the display name must be {NAME_MIN} to {NAME_MAX} characters long"
         )
     control = any(unicodedata.category(c).startswith("C") for c in name)
     if "_" in name or control or not _NAME_RE.match(name):
         raise AuthError(
-            "auth/bad_name",
+            AUTH_BAD_NAME,
             "use letters, digits, spaces and . ' - only, starting with a letter or digit",
         )
     return name
@@ -110,28 +130,28 @@ class TokenSigner:
     def verify(self, token: object, *, now: float | None = None) -> Identity:
         """The identity in ``token``; ``AuthError`` if it is malformed, forged or expired."""
         if not isinstance(token, str) or token.count(".") != 1 or len(token) > 2048:
-            raise AuthError("auth/invalid_token", "the session token is malformed; sign in again")
+            raise AuthError(AUTH_INVALID_TOKEN, "the session token is malformed; sign in again")
         body, sig_text = token.split(".")
         try:
             payload = json.loads(_unb64(body))
             sig = _unb64(sig_text)
         except (ValueError, UnicodeDecodeError):
             raise AuthError(
-                "auth/invalid_token", "the session token is malformed; sign in again"
+                AUTH_INVALID_TOKEN, "the session token is malformed; sign in again"
             ) from None
         if not isinstance(payload, dict):
-            raise AuthError("auth/invalid_token", "the session token is malformed; sign in again")
+            raise AuthError(AUTH_INVALID_TOKEN, "the session token is malformed; sign in again")
         key = self._keys.get(str(payload.get("kid")))
         if key is None:
             raise AuthError(
-                "auth/invalid_token", "the session token's key is no longer valid; sign in again"
+                AUTH_INVALID_TOKEN, "the session token's key is no longer valid; sign in again"
             )
         expected = hmac.new(key, body.encode(), hashlib.sha256).digest()
         if not hmac.compare_digest(expected, sig):
-            raise AuthError("auth/invalid_token", "the session token's signature does not match")
+            raise AuthError(AUTH_INVALID_TOKEN, "the session token's signature does not match")
         sub, name, exp = payload.get("sub"), payload.get("name"), payload.get("exp")
         if not isinstance(sub, str) or not isinstance(name, str) or not isinstance(exp, int):
-            raise AuthError("auth/invalid_token", "the session token is malformed; sign in again")
+            raise AuthError(AUTH_INVALID_TOKEN, "the session token is malformed; sign in again")
         if exp <= (time.time() if now is None else now):
-            raise AuthError("auth/expired_token", "the session token has expired; sign in again")
+            raise AuthError(AUTH_EXPIRED_TOKEN, "the session token has expired; sign in again")
         return Identity(player_id=sub, name=name, expires_at=exp)

@@ -47,7 +47,7 @@ from opolyx_contracts.gateway import (
 )
 from pydantic import ValidationError
 
-from opolyx_gateway.auth import AuthError, Identity
+from opolyx_gateway.auth import AUTH_ALREADY_SIGNED_IN, AUTH_REQUIRED, AuthError, Identity
 from opolyx_gateway.errors import GatewayError
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ class ClientSession:
                     event = await self.socket.receive()
             except TimeoutError:
                 self.push(
-                    self._error(None, "auth/required", "send hello with your session token first")
+                    self._error(None, AUTH_REQUIRED, "send hello with your session token first")
                 )
                 self.close(CLOSE_UNAUTHORIZED, "not authenticated")
                 return
@@ -280,7 +280,7 @@ class ClientSession:
             return self._hello(message)
         identity = self.identity
         if identity is None:
-            raise AuthError("auth/required", "send hello with your session token first")
+            raise AuthError(AUTH_REQUIRED, "send hello with your session token first")
         hub, upstream = self.gw.hub, self.gw.upstream
         match message:
             case TableCmd():
@@ -324,7 +324,7 @@ class ClientSession:
     def _hello(self, message: Hello) -> HelloResult:
         identity = self.gw.signer.verify(message.token)
         if self.identity is not None and self.identity.player_id != identity.player_id:
-            raise AuthError("auth/already_signed_in", "this socket already belongs to a player")
+            raise AuthError(AUTH_ALREADY_SIGNED_IN, "this socket already belongs to a player")
         self.identity = identity
         self.gw.hub.signed_in(self, identity.player_id)
         return HelloResult(

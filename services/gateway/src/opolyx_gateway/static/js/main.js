@@ -1,9 +1,13 @@
 // opolyx web client: sign-in, lobby and table, on one websocket to the gateway.
 
 import { Board } from "./board.js";
+import {
+  COMMAND_TYPES as C, DECISION_KINDS as K, ERRORS, EVENT_TYPES as E, LOBBY_ACTIONS as L,
+  LOBBY_ERRORS, LOBBY_EVENT_TYPES, MODES, PUSH_TYPES as P, ROOM_STATUSES, SQUARES,
+} from "./constants.js";
 import { $, h, money, toast } from "./dom.js";
 import { describe } from "./log.js";
-import { Connection, fetchBoard, signIn } from "./net.js";
+import { Connection, DISCONNECTED, signIn } from "./net.js";
 import { fairness, openTradeDialog, sideValue } from "./trade.js";
 
 const SESSION_KEY = "opolyx.session";
@@ -111,7 +115,7 @@ async function onReady() {
   show("lobby");
   refreshRooms();
   try {
-    const mine = await lobby("mine");
+    const mine = await lobby(L.MINE);
     const saved = JSON.parse(localStorage.getItem(TABLE_KEY) || "null");
     if (mine.table_id) {
       // a fresh page rebuilds the recent log from the stored events
@@ -121,7 +125,7 @@ async function onReady() {
     }
     setRoom(mine.room || null, mine.invite_code);
   } catch (err) {
-    if (err.code !== "lobby/not_in_room") fail(err);
+    if (err.code !== LOBBY_ERRORS.NOT_IN_ROOM) fail(err);
   }
   const params = new URLSearchParams(location.search);
   if (params.get("watch")) {
@@ -138,7 +142,7 @@ async function onReady() {
 // ---------------------------------------------------------------- lobby
 async function refreshRooms() {
   try {
-    const data = await lobby("list");
+    const data = await lobby(L.LIST);
     app.rooms = new Map((data.rooms || []).map((r) => [r.room_id, r]));
     renderRooms();
   } catch (err) {
@@ -148,7 +152,7 @@ async function refreshRooms() {
 
 function renderRooms() {
   const list = $("#rooms");
-  const rooms = [...app.rooms.values()].filter((r) => r.status === "open" && r.public);
+  const rooms = [...app.rooms.values()].filter((r) => r.status === ROOM_STATUSES.OPEN && r.public);
   if (!rooms.length) {
     list.replaceChildren(h("li.empty", {}, "No open rooms yet: create one!"));
     return;
@@ -169,7 +173,7 @@ const modeName = (m) => m.charAt(0).toUpperCase() + m.slice(1);
 
 async function joinRoom(room, invite) {
   try {
-    const data = await lobby("join", { room, invite: invite || undefined });
+    const data = await lobby(L.JOIN, { room, invite: invite || undefined });
     setRoom(data.room, data.invite_code);
   } catch (err) {
     fail(err);
@@ -208,14 +212,14 @@ function renderRoom() {
     h("span", {}, m.name, " ", m.bot ? h("span.tag", {}, `bot · ${m.style || ""}`) : null,
       m.player_id === room.creator ? h("span.tag", {}, "creator") : null),
     creator && m.player_id !== me
-      ? h("button.link", { onclick: () => lobbyAct(m.bot ? "remove_bot" : "kick", { target: m.player_id }) },
+      ? h("button.link", { onclick: () => lobbyAct(m.bot ? L.REMOVE_BOT : L.KICK, { target: m.player_id }) },
         m.bot ? "Remove" : "Kick")
       : null))));
   parts.push(h("div.actions", {},
-    creator ? h("button", { id: "add-bot", disabled: full, onclick: () => lobbyAct("add_bot") }, "Add bot") : null,
+    creator ? h("button", { id: "add-bot", disabled: full, onclick: () => lobbyAct(L.ADD_BOT) }, "Add bot") : null,
     creator ? h("button.primary", { id: "start-game", disabled: room.members.length < 2, onclick: startGame }, "Start game") : null,
     creator ? null : h("span.muted", {}, "Waiting for the creator to start…"),
-    h("button.link", { id: "leave-room", onclick: () => lobbyAct("leave").then(() => setRoom(null)) }, "Leave room")));
+    h("button.link", { id: "leave-room", onclick: () => lobbyAct(L.LEAVE).then(() => setRoom(null)) }, "Leave room")));
   body.replaceChildren(...parts);
 }
 
@@ -232,7 +236,7 @@ async function lobbyAct(action, fields = {}) {
 
 async function startGame() {
   try {
-    const data = await lobby("start", { room: app.room.room_id });
+    const data = await lobby(L.START, { room: app.room.room_id });
     if (data.table_id) startWatching(data.table_id, 0);
   } catch (err) {
     fail(err);
@@ -242,7 +246,7 @@ async function startGame() {
 async function onCreate(ev) {
   ev.preventDefault();
   try {
-    const data = await lobby("create", {
+    const data = await lobby(L.CREATE, {
       mode: $("#create-mode").value,
       seats: Number($("#create-seats").value),
       private: $("#create-private").checked,
@@ -253,19 +257,24 @@ async function onCreate(ev) {
   }
 }
 
+// A room this player is (or was) in changed: the player's own view of it.
 function onLobbyEvent(event) {
   const room = event.room;
-  if (room) app.rooms.set(event.room_id, room);
-  else app.rooms.delete(event.room_id);
+  const stillIn = Boolean(room && room.members.some((m) => m.player_id === app.session.player_id));
+  if (event.type === LOBBY_EVENT_TYPES.ROOM_STARTED && event.table_id && stillIn) {
+    startWatching(event.table_id, 0);
+    return;
+  }
   if (app.room && app.room.room_id === event.room_id) {
-    const stillIn = room && room.members.some((m) => m.player_id === app.session.player_id);
-    if (event.type === "room_started" && event.table_id && stillIn) {
-      startWatching(event.table_id, 0);
-      return;
-    }
     setRoom(stillIn ? room : null);
     if (!stillIn && room) toast("You are no longer in that room");
   }
+}
+
+// The public room list changed: rows to add or replace, ids to drop.
+function onRooms(push) {
+  for (const room of push.upserted) app.rooms.set(room.room_id, room);
+  for (const id of push.removed) app.rooms.delete(id);
   renderRooms();
 }
 
@@ -276,7 +285,7 @@ function startWatching(tableId, since) {
   $("#log").replaceChildren();
   app.jackpotPick.clear();
   app.table = {
-    id: tableId, seq: since ?? 0, view: null, log: [], card: null, endShown: false,
+    id: tableId, seq: since ?? 0, seat: null, view: null, log: [], card: null, endShown: false,
     resumeFrom: since,
   };
   rememberTable();
@@ -287,11 +296,14 @@ function startWatching(tableId, since) {
 async function watchTable(tableId) {
   const t = app.table;
   try {
-    await app.conn.request("table.watch", { table: tableId, since: t.resumeFrom ?? (t.seq || undefined) });
+    const watch = await app.conn.request("table.watch", { table: tableId, since: t.resumeFrom ?? (t.seq || undefined) });
+    if (app.table !== t) return;
+    t.seat = watch.seat;
+    if (t.view) renderTable();
   } catch (err) {
-    if (err.code === "net/disconnected") return; // watched again on reconnect
+    if (err.code === DISCONNECTED) return; // watched again on reconnect
     fail(err);
-    if (err.code === "table/not_found") leaveTable();
+    if (err.code === ERRORS.TABLE_NOT_FOUND) leaveTable();
   }
 }
 
@@ -315,13 +327,15 @@ function squareName(square) {
   return app.board[square] ? app.board[square].name : `square ${square}`;
 }
 
+// Events a push carries that this page has not logged yet (replays, then live updates).
 function onEvents(push) {
   const t = app.table;
   if (!t || push.table !== t.id) return;
-  const events = push.events.map((e) => e.event);
-  t.seq = push.seq;
+  const events = push.events.filter((r) => r.seq > t.seq).map((r) => r.event);
+  t.seq = Math.max(t.seq, push.seq);
   t.resumeFrom = t.seq;
   rememberTable();
+  if (!events.length) return;
   if (!t.view) {
     // replayed before the first state: describe them once the seats' names are known
     t.early = (t.early || []).concat(events);
@@ -330,11 +344,19 @@ function onEvents(push) {
   logEvents(events);
 }
 
+// One stored batch: its events, then the state after them (the seats stay as they were).
+function onUpdate(push) {
+  const t = app.table;
+  if (!t || push.table !== t.id || !t.view) return;
+  onEvents(push);
+  onState({ ...push, type: P.TABLE_STATE, seats: t.view.seats });
+}
+
 function logEvents(events) {
   const t = app.table;
   for (const e of events) {
-    if (e.type === "card_drawn") t.card = e.text;
-    if (e.type === "dice_rolled") t.card = null;
+    if (e.type === E.CARD_DRAWN) t.card = e.text;
+    if (e.type === E.DICE_ROLLED) t.card = null;
   }
   const lines = describe(events, { seatName: names, squareName });
   t.log.push(...lines);
@@ -367,7 +389,13 @@ function onState(push) {
   renderTable();
 }
 
-const legalOf = (type) => (app.table?.view?.legal || []).filter((c) => c.type === type);
+// This seat's legal commands: the pending decisions list every seat's.
+function myLegal() {
+  const t = app.table;
+  const mine = (t?.view?.pending || []).find((d) => d.seat === t.seat);
+  return mine ? mine.legal : [];
+}
+const legalOf = (type) => myLegal().filter((c) => c.type === type);
 const can = (type, square) => legalOf(type).some((c) => square === undefined || c.square === square);
 
 async function act(command) {
@@ -387,9 +415,9 @@ function renderTable() {
   const t = app.table;
   const view = t.view;
   const state = view.state;
-  const me = view.seat;
+  const me = t.seat;
   if (!app.boardView) app.boardView = new Board($("#board"), Object.values(app.board), pickSquare);
-  const targets = new Set(legalOf("teleport").map((c) => c.square));
+  const targets = new Set(legalOf(C.TELEPORT).map((c) => c.square));
   app.boardView.render(state, names, targets);
 
   // players
@@ -414,7 +442,7 @@ function renderTable() {
 
   renderDecision(state, me);
   renderOffers(state, me);
-  $("#resign").disabled = !can("resign");
+  $("#resign").disabled = !can(C.RESIGN);
   $("#open-trade").disabled = me === null || state.finished;
   $("#open-manage").disabled = me === null;
   if (state.finished && !t.endShown) {
@@ -444,41 +472,41 @@ function renderDecision(state, me) {
   }
   const sq = p.square !== undefined ? app.board[p.square] : null;
   switch (p.kind) {
-    case "roll":
+    case K.ROLL:
       parts.push(h("p.prompt", {}, mine ? (state.seats[me].in_jail ? "You are in jail: roll for doubles or pay bail." : "Manage your properties, then roll.") : `Waiting for ${who} to roll.`));
       if (mine) parts.push(h("div.actions", {},
-        can("roll") ? cmdButton("Roll the dice", { type: "roll" }, ".primary") : null,
-        can("pay_bail") ? cmdButton("Pay bail", { type: "pay_bail" }) : null));
+        can(C.ROLL) ? cmdButton("Roll the dice", { type: C.ROLL }, ".primary") : null,
+        can(C.PAY_BAIL) ? cmdButton("Pay bail", { type: C.PAY_BAIL }) : null));
       break;
-    case "buy":
+    case K.BUY:
       parts.push(h("p.prompt", {}, mine ? `Buy ${sq.name} for ${money(sq.price)}?` : `${who} is deciding on ${sq.name}.`));
       if (mine) parts.push(h("div.actions", {},
-        can("buy") ? cmdButton(`Buy for ${money(sq.price)}`, { type: "buy" }, ".primary") : null,
-        can("decline") ? cmdButton("Decline (auction)", { type: "decline" }) : null));
+        can(C.BUY) ? cmdButton(`Buy for ${money(sq.price)}`, { type: C.BUY }, ".primary") : null,
+        can(C.DECLINE) ? cmdButton("Decline (auction)", { type: C.DECLINE }) : null));
       break;
-    case "auction": {
+    case K.AUCTION: {
       const lead = p.leader === null ? "no bids yet" : `${money(p.bid)} by ${names(p.leader)}`;
       parts.push(h("p.prompt", {}, `Auction: ${sq.name} · ${lead}`));
       if (mine) parts.push(h("div.actions", {},
-        can("bid") ? cmdButton(`Bid ${money(p.minimum)}`, { type: "bid" }, ".primary") : null,
-        can("pass") ? cmdButton("Pass", { type: "pass" }) : null));
+        can(C.BID) ? cmdButton(`Bid ${money(p.minimum)}`, { type: C.BID }, ".primary") : null,
+        can(C.PASS) ? cmdButton("Pass", { type: C.PASS }) : null));
       else parts.push(h("p.muted", {}, `${who} bids next.`));
       break;
     }
-    case "payment": {
+    case K.PAYMENT: {
       const reason = String(p.reason || "").replaceAll("_", " ");
       parts.push(h("p.prompt", {}, mine ? `You owe ${money(p.amount)} (${reason}).` : `${who} owes ${money(p.amount)} (${reason}).`));
       if (mine) {
         const short = state.seats[me].cash < p.amount;
         if (short) parts.push(h("p.muted", {}, "Raise funds: sell buildings, mortgage or trade (My properties), then pay."));
         parts.push(h("div.actions", {},
-          can("pay") ? cmdButton(`Pay ${money(p.amount)}`, { type: "pay" }, ".primary") : null,
+          can(C.PAY) ? cmdButton(`Pay ${money(p.amount)}`, { type: C.PAY }, ".primary") : null,
           h("button", { type: "button", onclick: openManage }, "Raise funds"),
-          can("bankrupt") ? cmdButton("Declare bankruptcy", { type: "bankrupt" }, ".danger") : null));
+          can(C.BANKRUPT) ? cmdButton("Declare bankruptcy", { type: C.BANKRUPT }, ".danger") : null));
       }
       break;
     }
-    case "jackpot":
+    case K.JACKPOT:
       parts.push(h("p.prompt", {}, mine ? "Jackpot! Pick 1 to 3 numbers and bet the stake, or skip." : `${who} is at the Jackpot.`));
       if (mine) {
         const pick = app.jackpotPick;
@@ -489,27 +517,27 @@ function renderDecision(state, me) {
         }
         const mode = app.modes[state.mode] || {};
         parts.push(nums, h("div.actions", {},
-          h("button.primary", { type: "button", dataset: { cmd: "jackpot" }, disabled: pick.size < 1 || !can("jackpot"),
-            onclick: () => { const numbers = [...pick].sort(); pick.clear(); act({ type: "jackpot", numbers }); } },
+          h("button.primary", { type: "button", dataset: { cmd: C.JACKPOT }, disabled: pick.size < 1 || !can(C.JACKPOT),
+            onclick: () => { const numbers = [...pick].sort(); pick.clear(); act({ type: C.JACKPOT, numbers }); } },
           `Bet ${money(mode.jackpot_stake || 1000)}`),
-          can("jackpot_decline") ? cmdButton("No thanks", { type: "jackpot_decline" }) : null));
+          can(C.JACKPOT_DECLINE) ? cmdButton("No thanks", { type: C.JACKPOT_DECLINE }) : null));
       }
       break;
-    case "bus": {
+    case K.BUS: {
       parts.push(h("p.prompt", {}, mine ? "Bus! Choose how far to move." : `${who} is choosing a Bus move.`));
       const [a, b] = state.dice || [0, 0];
       const steps = { sum: a + b, first: a, second: b };
-      if (mine) parts.push(h("div.actions", {}, legalOf("bus").map((c) =>
+      if (mine) parts.push(h("div.actions", {}, legalOf(C.BUS).map((c) =>
         cmdButton(`${c.move === "sum" ? "Both dice" : c.move === "first" ? "First die" : "Second die"}: ${steps[c.move]}`, c))));
       break;
     }
-    case "teleport":
+    case K.TELEPORT:
       parts.push(h("p.prompt", {}, mine ? "Triples! Pick any square on the board to teleport to." : `${who} is choosing where to teleport.`));
       if (mine) {
         const select = h("select", { id: "teleport-to", "aria-label": "Teleport to" },
-          legalOf("teleport").map((c) => h("option", { value: c.square }, `${c.square} · ${squareName(c.square)}`)));
+          legalOf(C.TELEPORT).map((c) => h("option", { value: c.square }, `${c.square} · ${squareName(c.square)}`)));
         parts.push(h("div.actions", {}, select,
-          h("button.primary", { type: "button", dataset: { cmd: "teleport" }, onclick: () => act({ type: "teleport", square: Number(select.value) }) }, "Teleport")));
+          h("button.primary", { type: "button", dataset: { cmd: C.TELEPORT }, onclick: () => act({ type: C.TELEPORT, square: Number(select.value) }) }, "Teleport")));
       }
       break;
     default:
@@ -536,9 +564,9 @@ function renderOffers(state, me) {
       h("div", {}, `wants ${side(o.take_cash, o.take_squares)}`),
       h("div.muted", { dataset: { deadline: o.deadline } }, ""));
     const actions = h("div.actions");
-    for (const type of ["accept", "reject", "cancel"]) {
+    for (const [type, label] of [[C.ACCEPT, "Accept"], [C.REJECT, "Reject"], [C.CANCEL, "Cancel"]]) {
       const c = legalOf(type).find((x) => x.offer === o.id);
-      if (c) actions.append(cmdButton(type[0].toUpperCase() + type.slice(1), c, type === "accept" ? ".primary" : ""));
+      if (c) actions.append(cmdButton(label, c, type === C.ACCEPT ? ".primary" : ""));
     }
     if (actions.children.length) li.append(actions);
     return li;
@@ -558,8 +586,8 @@ function netWorth(state, seat) {
 
 function pickSquare(square) {
   if (!app.table?.view) return;
-  if (can("teleport", square)) {
-    act({ type: "teleport", square });
+  if (can(C.TELEPORT, square)) {
+    act({ type: C.TELEPORT, square });
     return;
   }
   const sq = app.board[square];
@@ -580,7 +608,7 @@ function pickSquare(square) {
 }
 
 function propActions(square) {
-  const labels = { build: "Build", sell: "Sell building", mortgage: "Mortgage", unmortgage: "Lift mortgage" };
+  const labels = { [C.BUILD]: "Build", [C.SELL]: "Sell building", [C.MORTGAGE]: "Mortgage", [C.UNMORTGAGE]: "Lift mortgage" };
   return h("div.actions", {}, Object.entries(labels).map(([type, label]) =>
     h("button", { type: "button", dataset: { cmd: type, square }, disabled: !can(type, square),
       onclick: async () => { await act({ type, square }); } }, label)));
@@ -588,9 +616,9 @@ function propActions(square) {
 
 function openManage() {
   const t = app.table;
-  if (!t?.view || t.view.seat === null) return;
+  if (!t?.view || t.seat === null) return;
   const state = t.view.state;
-  const mine = state.squares.filter((p) => p.owner === t.view.seat);
+  const mine = state.squares.filter((p) => p.owner === t.seat);
   const body = $("#manage-body");
   body.replaceChildren(...(mine.length ? mine.map((p) => {
     const sq = app.board[p.square];
@@ -630,7 +658,8 @@ function tick() {
   el.hidden = end === null;
   if (end !== null) {
     const left = Math.max(0, end - now);
-    const total = p.kind === "auction" ? 10 : (app.modes[state.mode]?.turn_seconds || 75);
+    const mode = app.modes[state.mode];
+    const total = p.kind === K.AUCTION ? mode.auction_bid_seconds : mode.turn_seconds;
     el.querySelector(".bar").style.width = `${Math.min(100, (left / total) * 100)}%`;
     el.querySelector(".secs").textContent = `${Math.ceil(left)} s`;
     el.classList.toggle("low", left < 10);
@@ -645,11 +674,12 @@ function tick() {
 // ---------------------------------------------------------------- pushes
 function onPush(push) {
   switch (push.type) {
-    case "lobby.event": onLobbyEvent(push.event); break;
-    case "table.events": onEvents(push); break;
-    case "table.state": onState(push); break;
-    case "chat.message": break;
-    default: break;
+    case P.LOBBY_EVENT: onLobbyEvent(push.event); break;
+    case P.LOBBY_ROOMS: onRooms(push); break;
+    case P.TABLE_UPDATE: onUpdate(push); break;
+    case P.TABLE_EVENTS: onEvents(push); break;
+    case P.TABLE_STATE: onState(push); break;
+    default: break; // chat.message: no chat panel yet
   }
 }
 
@@ -667,31 +697,28 @@ async function main() {
   $("#open-manage").addEventListener("click", openManage);
   $("#open-trade").addEventListener("click", () => {
     const t = app.table;
-    if (!t?.view || t.view.seat === null) return;
+    if (!t?.view || t.seat === null) return;
     openTradeDialog({
-      state: t.view.state, board: app.board, me: t.view.seat, names,
+      state: t.view.state, board: app.board, me: t.seat, names,
       pct: app.modes[t.view.state.mode]?.fairness_pct ?? 50, send: act,
     });
   });
   $("#resign").addEventListener("click", () => {
-    if (window.confirm("Resign from this game? Your properties go back to the bank.")) act({ type: "resign" });
+    if (window.confirm("Resign from this game? Your properties go back to the bank.")) act({ type: C.RESIGN });
   });
   $("#leave-table").addEventListener("click", leaveTable);
   $("#end-lobby").addEventListener("click", leaveTable);
   $("#create-mode").addEventListener("change", () => {
-    const allowed = app.modes[$("#create-mode").value]?.allowed_seats || [2, 3, 4, 5, 6];
+    const allowed = app.modes[$("#create-mode").value].allowed_seats;
     const seats = $("#create-seats");
     seats.replaceChildren(...allowed.map((n) => h("option", { value: n, selected: n === 4 }, n)));
   });
   setInterval(tick, 250);
-  try {
-    const data = await fetchBoard();
-    app.board = Object.fromEntries(data.squares.map((s) => [s.square, s]));
-    app.modes = data.modes;
-  } catch (err) {
-    fail(err);
-    return;
-  }
+  app.board = Object.fromEntries(SQUARES.map((s) => [s.square, s]));
+  app.modes = MODES;
+  const modeSelect = $("#create-mode");
+  modeSelect.replaceChildren(...Object.keys(MODES).map((name) => h("option", { value: name }, modeName(name))));
+  modeSelect.dispatchEvent(new Event("change"));
   const saved = loadSession();
   if (saved) {
     saveSession(saved);

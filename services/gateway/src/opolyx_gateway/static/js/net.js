@@ -1,5 +1,11 @@
 // The gateway connection: REST sign-in and one websocket with replies, pushes and reconnects.
 
+import { AUTH_ERRORS, CLOSE_CODES } from "./constants.js";
+
+// This page's own code for a request cut short by a lost connection (never sent by a server).
+export const DISCONNECTED = "net/disconnected";
+const AUTH_CODES = new Set(Object.values(AUTH_ERRORS));
+
 export class GatewayError extends Error {
   constructor(code, message) {
     super(message);
@@ -18,12 +24,6 @@ export async function signIn(name) {
     throw new GatewayError(body.code || "http/" + response.status, body.message || "Sign-in failed");
   }
   return body;
-}
-
-export async function fetchBoard() {
-  const response = await fetch("/api/board");
-  if (!response.ok) throw new GatewayError("http/" + response.status, "could not load the board");
-  return response.json();
 }
 
 // One websocket: `request(type, fields)` resolves with the reply's data or rejects with a
@@ -67,7 +67,7 @@ export class Connection {
       for (const item of queued) this.dispatch(item);
       this.onReady(data);
     } catch (err) {
-      if (String(err.code || "").startsWith("auth/")) {
+      if (AUTH_CODES.has(err.code)) {
         this.closedByUs = true;
         this.onAuthFailed(err);
       }
@@ -96,12 +96,12 @@ export class Connection {
     if (socket !== this.socket) return;
     this.ready = false;
     for (const [, waiter] of this.pending) {
-      waiter.reject(new GatewayError("net/disconnected", "connection lost; retrying"));
+      waiter.reject(new GatewayError(DISCONNECTED, "connection lost; retrying"));
     }
     this.pending.clear();
-    if (ev.code === 4401) {
+    if (ev.code === CLOSE_CODES.UNAUTHORIZED) {
       this.closedByUs = true;
-      this.onAuthFailed(new GatewayError("auth/invalid_token", ev.reason || "signed out"));
+      this.onAuthFailed(new GatewayError(AUTH_ERRORS.INVALID_TOKEN, ev.reason || "signed out"));
       return;
     }
     if (this.closedByUs) return;

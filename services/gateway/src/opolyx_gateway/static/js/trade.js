@@ -1,5 +1,6 @@
 // Trade offers: the dialog, and the fairness rule of RULES.md R10 shown before sending.
 
+import { COMMAND_TYPES } from "./constants.js";
 import { $, h, money } from "./dom.js";
 
 // value(side) = cash + price of each unmortgaged property + half price of each mortgaged one.
@@ -87,7 +88,7 @@ export function openTradeDialog({ state, board, me, names, pct, send }) {
   body.oninput = update;
   update();
   dialog.onclose = () => {
-    if (dialog.returnValue === "send") send({ type: "offer", ...collect() });
+    if (dialog.returnValue === "send") send({ type: COMMAND_TYPES.OFFER, ...collect() });
   };
   dialog.returnValue = "";
   dialog.showModal();

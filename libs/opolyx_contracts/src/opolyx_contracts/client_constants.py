@@ -1,0 +1,63 @@
+"""The constants a client needs from the wire contract, read from the models themselves.
+
+The web client imports these (the gateway serves them as an ES module, adding what the
+rules library knows: modes, board, transfer reasons), so it spells no code, type or kind of
+its own. Every group is a name -> value map, e.g. ``DECISION_KINDS["AUCTION"] == "auction"``,
+so a client that names a value the contract does not have gets ``undefined`` and a test that
+reads the client's source can tell.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterable
+
+from opolyx_contracts import errors, lobby
+from opolyx_contracts.game import COMMAND_MODELS, EVENT_MODELS, Timeout
+from opolyx_contracts.gateway import CHAT_TEXT_LIMIT, GATEWAY_PROTOCOL, LOBBY_ACTIONS, PUSH_TYPES
+from opolyx_contracts.table import DecisionKind, SeedRevealed, TableCreatedEvent
+
+__all__ = ["ConstantGroup", "codes_of", "contract_constants", "enum_of"]
+
+ConstantGroup = dict[str, str]
+
+
+def enum_of(values: Iterable[str]) -> ConstantGroup:
+    """``{"BUILDING_SALE": "building_sale", "TABLE_STATE": "table.state", ...}``."""
+    return {value.upper().replace(".", "_").replace("/", "_"): value for value in values}
+
+
+def codes_of(codes: Iterable[str]) -> ConstantGroup:
+    """Error codes of one namespace by reason: ``{"NOT_IN_ROOM": "lobby/not_in_room"}``."""
+    return {code.split("/", 1)[1].upper(): code for code in codes}
+
+
+def _codes(module: object) -> ConstantGroup:
+    """The string constants a module exports (its error codes)."""
+    names: Iterable[str] = getattr(module, "__all__", ())
+    return {name: value for name in names if isinstance(value := getattr(module, name), str)}
+
+
+def contract_constants() -> dict[str, object]:
+    """Every constant of the contract a client uses, by group."""
+    return {
+        "PROTOCOL": GATEWAY_PROTOCOL,
+        "CHAT_TEXT_LIMIT": CHAT_TEXT_LIMIT,
+        "PUSH_TYPES": enum_of(PUSH_TYPES),
+        "ERRORS": _codes(errors),
+        "LOBBY_ERRORS": codes_of(lobby.LOBBY_ERROR_CODES),
+        "LOBBY_ACTIONS": enum_of(LOBBY_ACTIONS),
+        "ROOM_STATUSES": enum_of(typing.get_args(lobby.RoomStatus)),
+        "LOBBY_EVENT_TYPES": enum_of(typing.get_args(lobby.LobbyEventType)),
+        "DECISION_KINDS": enum_of(typing.get_args(DecisionKind)),
+        "COMMAND_TYPES": enum_of(
+            kind for kind, model in COMMAND_MODELS.items() if model is not Timeout
+        ),
+        "EVENT_TYPES": enum_of(
+            [
+                *EVENT_MODELS,
+                TableCreatedEvent.model_fields["type"].default,
+                SeedRevealed.model_fields["type"].default,
+            ]
+        ),
+    }

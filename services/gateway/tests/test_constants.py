@@ -1,0 +1,105 @@
+"""The client's constants are served from the Python source, and the client names only
+constants that exist (the drift that hid sales as "sale" and filtered rooms on fields the
+lobby did not send cannot come back unnoticed)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import typing
+from pathlib import Path
+from typing import Any
+
+from opolyx_contracts.lobby import RoomSummary
+from opolyx_contracts.table import DecisionKind
+from opolyx_gateway.constants import client_constants, constants_module, transfer_reasons
+from opolyx_rules import modes
+from pydantic_core import to_jsonable_python
+
+from .conftest import RunningGateway
+
+STATIC_JS = Path(__file__).resolve().parents[1] / "src" / "opolyx_gateway" / "static" / "js"
+EXPORT = re.compile(r"^export const (\w+) = (?:Object\.freeze\((.*)\)|(.*));$")
+IMPORT = re.compile(r'import \{([^}]*)\} from "\./constants\.js";', re.S)
+
+
+def parse_module(text: str) -> dict[str, Any]:
+    exports: dict[str, Any] = {}
+    for line in text.splitlines():
+        match = EXPORT.match(line)
+        if match:
+            exports[match.group(1)] = json.loads(match.group(2) or match.group(3))
+    return exports
+
+
+async def test_the_served_module_is_the_python_source(gateway: RunningGateway) -> None:
+    response = await gateway.http.get("/js/constants.js")
+    assert response.status_code == 200
+    assert "javascript" in response.headers["content-type"]
+    served = parse_module(response.text)
+    assert served == json.loads(json.dumps(client_constants()))
+    assert response.text == constants_module(client_constants())
+    assert set(served["DECISION_KINDS"].values()) == set(typing.get_args(DecisionKind))
+    assert served["MODES"]["classic"] == to_jsonable_python(
+        dataclasses.asdict(modes.MODES["classic"])
+    )
+    assert len(served["SQUARES"]) == 40
+
+
+def test_transfer_reasons_are_those_the_rules_send() -> None:
+    reasons = transfer_reasons()
+    # the reasons the log hides or names, as the rules spell them
+    assert {"building_sale", "purchase", "rent", "start_landing", "bail", "tax"} <= set(reasons)
+    assert "sale" not in reasons
+
+
+def client_references() -> list[tuple[str, str, str]]:
+    """(file, group, key) for every `Alias.KEY` the client's modules use."""
+    found = []
+    for path in sorted(STATIC_JS.glob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        for block in IMPORT.findall(text):
+            for item in block.split(","):
+                parts = item.split(" as ")
+                group, alias = parts[0].strip(), parts[-1].strip()
+                if not group:
+                    continue
+                found.append((path.name, group, ""))
+                for key in re.findall(rf"\b{alias}\.([A-Z][A-Z0-9_]*)\b", text):
+                    found.append((path.name, group, key))
+                for key in re.findall(rf"\[{alias}\.([A-Z][A-Z0-9_]*)\]", text):
+                    found.append((path.name, group, key))
+    return found
+
+
+def test_the_client_names_only_constants_that_exist() -> None:
+    constants = client_constants()
+    references = client_references()
+    assert ("log.js", "TRANSFER_REASONS", "BUILDING_SALE") in references
+    assert ("main.js", "ROOM_STATUSES", "OPEN") in references
+    for file, group, key in references:
+        assert group in constants, f"{file} imports {group}, which is not served"
+        if key:
+            value = constants[group]
+            assert isinstance(value, dict) and key in value, f"{file} uses {group}.{key}"
+
+
+def test_the_client_spells_no_code_type_or_reason_itself() -> None:
+    constants = client_constants()
+    spelled: set[str] = set()
+    for group in ("ERRORS", "LOBBY_ERRORS", "AUTH_ERRORS", "PUSH_TYPES", "EVENT_TYPES"):
+        spelled |= set(typing.cast(dict[str, str], constants[group]).values())
+    reasons = typing.cast(dict[str, str], constants["TRANSFER_REASONS"]).values()
+    spelled |= {r for r in reasons if "_" in r}
+    spelled |= set(typing.cast(dict[str, str], constants["LOBBY_EVENT_TYPES"]).values())
+    for path in sorted(STATIC_JS.glob("*.js")):
+        literals = set(re.findall(r'"([^"\\\n]*)"', path.read_text(encoding="utf-8")))
+        assert not literals & spelled, f"{path.name} spells {sorted(literals & spelled)}"
+
+
+def test_the_room_list_filters_on_fields_the_lobby_sends() -> None:
+    main = (STATIC_JS / "main.js").read_text(encoding="utf-8")
+    body = main[main.index("function renderRooms") : main.index("const modeName")]
+    used = set(re.findall(r"\br\.([a-z_]+)", body))
+    assert used <= set(RoomSummary.model_fields), used - set(RoomSummary.model_fields)
