@@ -9,8 +9,6 @@ from opolyx_contracts import decode, encode
 from opolyx_contracts.lobby import (
     LOBBY_ERROR_CODES,
     LOBBY_MEMBER_EVENTS_WILDCARD,
-    BoostsReply,
-    BoostsRequest,
     LobbyCommand,
     LobbyEvent,
     LobbyReply,
@@ -59,8 +57,6 @@ MESSAGES: list[BaseModel] = [
     LobbyEvent(type="room_started", room_id="r-1", room=detail(status="started"), table_id="t"),
     LobbyEvent(type="room_closed", room_id="r-1", room=None),
     RoomsChanged(upserted=[detail().summary()], removed=["r-9"]),
-    BoostsRequest(players=["alice"]),
-    BoostsReply(boosts={"alice": {39: 33}}),
 ]
 
 

@@ -77,6 +77,8 @@ async def test_bad_input_gets_clear_errors_and_the_lobby_keeps_serving(
         return json.dumps({"v": 1, **kw}).encode()
 
     assert await code(b"{not json") == "request/malformed_json"
+    huge = body(type="list", player_id="x", padding="y" * 4000)
+    assert await code(huge) == "request/invalid"
     assert await code(body(type="dance", player_id="x")) == "request/invalid"
     assert await code(json.dumps({"v": 9, "type": "list", "player_id": "x"}).encode()) == (
         "request/unsupported_version"

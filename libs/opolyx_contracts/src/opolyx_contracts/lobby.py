@@ -17,7 +17,9 @@
   six) per change of a room.
 - `room` in replies and events is the `RoomDetail` (never the invite code); the list is
   `RoomSummary` rows.
-- The bot decision request is `opolyx_contracts.table.DecisionRequest`.
+- The bot decision request is `opolyx_contracts.table.DecisionRequest`; the card boosts
+  asked when a game starts are `opolyx_contracts.progression.BoostsRequest`/`BoostsReply`
+  (re-exported here for the lobby's readers).
 
 Error codes (`ErrorReply.error.code`) are the `LOBBY_*` constants below, plus the request/*
 codes of `opolyx_contracts.errors`.
@@ -33,6 +35,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from opolyx_contracts.envelope import Message, OkReply
+from opolyx_contracts.progression import BoostsReply, BoostsRequest
 from opolyx_contracts.subjects import LOBBY_MEMBER_EVENTS_ANY, PREFIX
 
 __all__ = [
@@ -57,6 +60,7 @@ __all__ = [
     "LOBBY_TABLE_UNAVAILABLE",
     "LOBBY_UNKNOWN_BOT",
     "LOBBY_UNKNOWN_ROOM",
+    "MAX_LOBBY_COMMAND_BYTES",
     "BoostsReply",
     "BoostsRequest",
     "BotPersona",
@@ -126,6 +130,10 @@ LOBBY_ERROR_CODES: tuple[str, ...] = (
 """Every code the lobby answers with (for the client's constants)."""
 
 # Commands and replies ------------------------------------------------------------------
+
+MAX_LOBBY_COMMAND_BYTES = 2048
+"""Largest `LobbyCommand` body the lobby reads (every field is bounded; the largest honest
+command is well under 1 KB). A larger one is refused with request/invalid, unread."""
 
 LobbyCommandType = Literal[
     "create", "list", "get", "mine", "join", "leave", "add_bot", "remove_bot", "kick", "start"
@@ -285,20 +293,6 @@ def member_token(player_id: str) -> str:
 def lobby_member_events(player_id: str) -> str:
     """Core NATS subject of the lobby events meant for one player (rooms they are or were in)."""
     return f"{PREFIX}.lobby.player.{member_token(player_id)}.events"
-
-
-# Card boosts (asked of the progression service when a game starts) ----------------------
-
-
-class BoostsRequest(Message):
-    """On `progression("boosts")`: the card boosts (R20) of the humans of a starting game."""
-
-    players: list[str] = Field(max_length=6)
-
-
-class BoostsReply(OkReply):
-    boosts: dict[str, dict[int, int]] = Field(default_factory=dict)
-    """player id -> property square -> rent percentage; a player not named has none."""
 
 
 # Bots ------------------------------------------------------------------------------------

@@ -19,8 +19,8 @@ from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 from opolyx_contracts.envelope import decode, encode, error_reply
-from opolyx_contracts.errors import INTERNAL, UNAVAILABLE, ContractError
-from opolyx_contracts.lobby import LobbyCommand
+from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, UNAVAILABLE, ContractError
+from opolyx_contracts.lobby import MAX_LOBBY_COMMAND_BYTES, LobbyCommand
 from opolyx_contracts.subjects import GAMES_STREAM, GAMES_STREAM_SUBJECTS, LOBBY_CMD
 from opolyx_service.broker import create_broker
 from opolyx_service.logs import get_logger
@@ -62,6 +62,12 @@ class LobbyApp:
         try:
             if self.lobby is None:
                 raise ContractError(UNAVAILABLE, "the lobby is starting; retry in a moment")
+            if len(body) > MAX_LOBBY_COMMAND_BYTES:
+                raise ContractError(
+                    BAD_REQUEST,
+                    f"a lobby command has at most {MAX_LOBBY_COMMAND_BYTES} bytes,"
+                    f" this one has {len(body)}",
+                )
             cmd = decode(LobbyCommand, body)
             return encode(await self.lobby.handle(cmd))
         except (LobbyError, ContractError) as exc:

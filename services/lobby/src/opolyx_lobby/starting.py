@@ -30,8 +30,9 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 from opolyx_contracts.envelope import ErrorReply, decode, encode
 from opolyx_contracts.errors import BUSY, NOT_OWNER, UNAVAILABLE, ContractError
-from opolyx_contracts.lobby import LOBBY_TABLE_UNAVAILABLE, BoostsReply, BoostsRequest
-from opolyx_contracts.subjects import TABLE_CREATE, progression
+from opolyx_contracts.lobby import LOBBY_TABLE_UNAVAILABLE
+from opolyx_contracts.progression import BOOSTS, BoostsReply, BoostsRequest
+from opolyx_contracts.subjects import TABLE_CREATE
 from opolyx_contracts.table import CreateTable, SeatSpec, TableCreated
 from opolyx_service.logs import get_logger
 from opolyx_service.telemetry import inject_headers
@@ -179,7 +180,7 @@ class Starter:
     async def _create_table(self, room: Room) -> str:
         table_id = room.start_table_id
         assert table_id is not None
-        boosts = await self._boosts([m.player_id for m in room.humans])
+        boosts = await self._boosts([m.player_id for m in room.humans], table_id)
         request = CreateTable(
             mode=room.mode,
             seats=[
@@ -217,14 +218,14 @@ class Starter:
             raise _OutcomeUnknown(f"{error.code}: {error.message}")
         raise _TableNotCreated(f"the table service refused the game: {error.code}")
 
-    async def _boosts(self, players: list[str]) -> dict[str, dict[int, int]]:
+    async def _boosts(self, players: list[str], table_id: str) -> dict[str, dict[int, int]]:
         """Each human's card boosts; no progression service means no boosts (R20)."""
         if not players:
             return {}
         try:
             msg = await self.nc.request(
-                progression("boosts"),
-                encode(BoostsRequest(players=players)),
+                BOOSTS,
+                encode(BoostsRequest(players=players, table_id=table_id)),
                 timeout=self.settings.progression_timeout_seconds,
                 headers=inject_headers(),
             )
