@@ -36,7 +36,7 @@ def create_operator_app(engine: AsyncEngine, settings: OperatorSection) -> Lites
         if scheme.lower() != "bearer" or not hmac.compare_digest(value.encode(), token.encode()):
             raise NotAuthorizedException("a valid operator bearer token is required")
 
-    @get("/operator/flags", sync_to_thread=False)
+    @get("/operator/flags")
     async def list_flags(
         request: Request[Any, Any, Any], limit: int = Parameter(default=100, ge=1, le=500)
     ) -> dict[str, Any]:
