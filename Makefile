@@ -2,6 +2,7 @@
 #   make run    the whole system on embedded defaults
 #   make test   every test (lint and type checks included)
 #   make bench  the benchmarks, each printing its figures next to a baseline
+#   make docs   every service's AsyncAPI document and the gateway's OpenAPI, into docs/api/
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -14,12 +15,13 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 RUN    := $(UV) run --frozen --no-sync
 
-.PHONY: help bootstrap sync run test lint typecheck unit e2e bench clean e2e-deps pg-deps
+.PHONY: help bootstrap sync run test lint typecheck unit e2e bench docs clean e2e-deps pg-deps
 
 help:
 	@echo "make run    - play opolyx locally"
 	@echo "make test   - bootstrap and run every test"
 	@echo "make bench  - print the benchmark figures"
+	@echo "make docs   - write the AsyncAPI and OpenAPI documents into docs/api/"
 
 # uv itself comes from PyPI into a private tools venv, so nothing is needed by hand.
 $(UV):
@@ -75,6 +77,10 @@ bench: sync
 	$(RUN) python bench/rules.py
 	$(RUN) python bench/gateway.py
 	$(RUN) python -m opolyx_table.bench
+
+# Generated from the services' typed handlers and declared subjects (not committed).
+docs: sync
+	$(RUN) python scripts/write_api_docs.py --out docs/api
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import typing
 import urllib.parse
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,7 +29,11 @@ from faststream.nats import NatsBroker
 from faststream.specification import AsyncAPI
 from pydantic import BaseModel
 
+from opolyx_service.logs import get_logger
+
 __all__ = ["Interface", "asyncapi_document", "document_subjects"]
+
+log = get_logger("opolyx_service.asyncapi")
 
 DOCUMENT_VERSION = "1"
 """The contract's major version (`opolyx_contracts.envelope.CONTRACT_VERSION`)."""
@@ -41,21 +46,35 @@ def asyncapi_document(
     description: str,
     version: str = DOCUMENT_VERSION,
     replies: Mapping[str, type[BaseModel]] | None = None,
+    requests: Mapping[str, type[BaseModel]] | None = None,
 ) -> dict[str, Any]:
     """The AsyncAPI document of `broker`'s handlers and publishers, replies included.
 
-    `replies` (subject -> model) overrides or adds reply schemas where a handler's return
-    annotation does not say (a handler returning encoded bytes on a hot path).
+    `replies` (subject answered -> model, or channel id of a request sent -> model) adds
+    reply schemas where a handler's return annotation does not say (a handler returning
+    encoded bytes on a hot path). `requests` (subject answered -> model) does the same for
+    the body of a handler that reads raw bytes.
     """
     spec = AsyncAPI(broker, title=title, version=version, description=description)
-    document: dict[str, Any] = spec.to_specification().to_jsonable()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        document: dict[str, Any] = spec.to_specification().to_jsonable()
+    for warning in caught:  # e.g. two models with one name: one schema hides the other
+        log.warning("asyncapi_schema_warning", title=title, warning=str(warning.message))
     # The server comes from the deployment, not the document.
     document.pop("servers", None)
     for channel in document.get("channels", {}).values():
         channel.pop("servers", None)
+    received = _received_channels(document)
+    for subject, model in (requests or {}).items():
+        if subject in received:
+            _set_request(document, received[subject], model)
     found = {**_reply_models(broker), **(replies or {})}
-    for subject, model in found.items():
-        _add_reply(document, subject, model)
+    for key, model in found.items():
+        # A key is a subject this service answers on, or a channel id (a request it sends).
+        channel_id = received.get(key, key)
+        if channel_id in document.get("channels", {}):
+            _add_reply(document, channel_id, model)
     return document
 
 
@@ -76,12 +95,29 @@ class Interface:
     (or a publisher) on an unconnected FastStream broker, which writes the document.
     """
 
-    def __init__(self, title: str, description: str, version: str = DOCUMENT_VERSION) -> None:
+    def __init__(
+        self,
+        title: str,
+        description: str,
+        version: str = DOCUMENT_VERSION,
+        broker: NatsBroker | None = None,
+    ) -> None:
         self.title = title
         self.description = description
         self.version = version
-        self.broker = NatsBroker()
+        self.broker = broker or NatsBroker()
+        """A FastStream service passes its own broker: its typed handlers come first."""
         self._replies: dict[str, type[BaseModel]] = {}
+        self._requests: dict[str, type[BaseModel]] = {}
+
+    def answers(
+        self, subject: str, body: type[BaseModel], reply: type[BaseModel] | None = None
+    ) -> Interface:
+        """Schemas for a handler already on the broker that reads raw bytes."""
+        self._requests[subject] = body
+        if reply is not None:
+            self._replies[subject] = reply
+        return self
 
     def handles(
         self,
@@ -100,11 +136,20 @@ class Interface:
             self._replies[subject] = reply
         return self
 
-    def publishes(self, subject: str, body: type[BaseModel], *, description: str) -> Interface:
-        """The service publishes `body` on `subject` (or sends it as a request)."""
-        self.broker.publisher(
-            subject, schema=body, title=f"{subject}:send", description=description
-        )
+    def publishes(
+        self,
+        subject: str,
+        body: type[BaseModel],
+        reply: type[BaseModel] | None = None,
+        *,
+        description: str,
+    ) -> Interface:
+        """The service publishes `body` on `subject`, or sends it as a request answered with
+        `reply`."""
+        channel_id = f"{subject}:send"
+        self.broker.publisher(subject, schema=body, title=channel_id, description=description)
+        if reply is not None:
+            self._replies[channel_id] = reply
         return self
 
     def document(self) -> dict[str, Any]:
@@ -114,6 +159,7 @@ class Interface:
             description=self.description,
             version=self.version,
             replies=self._replies,
+            requests=self._requests,
         )
 
 
@@ -144,19 +190,35 @@ def _reply_models(broker: NatsBroker) -> dict[str, type[BaseModel]]:
     return found
 
 
-def _add_reply(document: dict[str, Any], subject: str, model: type[BaseModel]) -> None:
+def _received_channels(document: Mapping[str, Any]) -> dict[str, str]:
+    """Subject -> channel id of every channel this service receives on."""
     channels = document.get("channels", {})
-    received = [
-        _ref_id(operation["channel"]["$ref"])
-        for operation in document.get("operations", {}).values()
-        if operation["action"] == "receive"
-    ]
-    channel_id = next((cid for cid in received if channels[cid].get("address") == subject), None)
-    if channel_id is None:
-        return
+    found: dict[str, str] = {}
+    for operation in document.get("operations", {}).values():
+        if operation["action"] == "receive":
+            channel_id = _ref_id(operation["channel"]["$ref"])
+            found[channels[channel_id]["address"]] = channel_id
+    return found
+
+
+def _set_request(document: dict[str, Any], channel_id: str, model: type[BaseModel]) -> None:
+    _add_schemas(document, model)
+    for message in document["channels"][channel_id].get("messages", {}).values():
+        message_id = _ref_id(message["$ref"])
+        document["components"]["messages"][message_id]["payload"] = {
+            "$ref": f"#/components/schemas/{model.__name__}"
+        }
+
+
+def _add_schemas(document: dict[str, Any], model: type[BaseModel]) -> None:
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     for name, schema in _json_schemas(model).items():
         schemas.setdefault(name, schema)
+
+
+def _add_reply(document: dict[str, Any], channel_id: str, model: type[BaseModel]) -> None:
+    channels = document["channels"]
+    _add_schemas(document, model)
     message_id = f"{channel_id}:Reply"
     document["components"].setdefault("messages", {})[message_id] = {
         "title": message_id,

@@ -1,0 +1,114 @@
+"""The table service's NATS interface, for its AsyncAPI document only.
+
+The command path is plain nats-py: FastStream's typed handlers cost about 4x per request
+against plain nats-py in the same process (STACK.md, measured), and a table command is the
+system's hot path. So the subjects are declared here with their contract models, and
+`make docs` writes the document from this; nothing here runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opolyx_contracts.subjects import (
+    BOTS_DECIDE,
+    GAME_FINISHED,
+    GAME_SEAT_OUT,
+    TABLE_COMMANDS_ANY,
+    TABLE_CREATE,
+    TABLE_EVENTS_SUBJECTS,
+    TABLE_PARTITION_CREATE_ANY,
+    TABLE_VIEWS_ANY,
+    table_update_wildcard,
+)
+from opolyx_contracts.table import (
+    CommandAccepted,
+    CreateTable,
+    DecisionRequest,
+    GameFinished,
+    SeatOut,
+    TableCommand,
+    TableCreated,
+    TableEvents,
+    TableUpdate,
+    TableView,
+    ViewRequest,
+)
+from opolyx_service.asyncapi import Interface
+
+__all__ = ["document", "interface"]
+
+
+def interface() -> Interface:
+    return (
+        Interface(
+            "opolyx table",
+            "Owns every running game: applies commands through the rules library, stores "
+            "the events in JetStream (TABLE_EVENTS) and tells watchers and bots what changed. "
+            "Tables belong to partitions; the instance holding a partition's lease answers "
+            "its subjects (`opolyx.table.<partition>.<table_id>.cmd|view`).",
+        )
+        .handles(
+            TABLE_CREATE,
+            CreateTable,
+            TableCreated,
+            queue="table",
+            description="Create a table (the lobby starts games this way); any instance "
+            "takes it and forwards it to the owner of the new table's partition.",
+        )
+        .handles(
+            TABLE_PARTITION_CREATE_ANY,
+            CreateTable,
+            TableCreated,
+            queue="table",
+            description="Create a table in this partition (forwarded by `opolyx.table.create`).",
+        )
+        .handles(
+            TABLE_COMMANDS_ANY,
+            TableCommand,
+            CommandAccepted,
+            queue="table",
+            description="A player's (or bot's) command for one table. Answered after its "
+            "events are stored; errors are `ErrorReply` with a stable code (`table/not_owner` "
+            "and `service/busy`: retry with backoff).",
+        )
+        .handles(
+            TABLE_VIEWS_ANY,
+            ViewRequest,
+            TableView,
+            queue="table",
+            description="The public view of one table (resync after a gap).",
+        )
+        .publishes(
+            TABLE_EVENTS_SUBJECTS,
+            TableEvents,
+            description="Each accepted command's events, stored in stream TABLE_EVENTS with a "
+            "per-table sequence (deduplicated by message id).",
+        )
+        .publishes(
+            table_update_wildcard(),
+            TableUpdate,
+            description="For live watchers (core NATS, not stored): the batch, the new view "
+            "version and the decisions now pending with their legal commands.",
+        )
+        .publishes(
+            BOTS_DECIDE,
+            DecisionRequest,
+            description="A bot seat must act (queue group `bots`); asked again when no "
+            "command comes within the bot deadline.",
+        )
+        .publishes(
+            GAME_FINISHED,
+            GameFinished,
+            description="A game ended: results per seat (stream GAMES).",
+        )
+        .publishes(
+            GAME_SEAT_OUT,
+            SeatOut,
+            description="A seat left the game before the end (stream GAMES).",
+        )
+    )
+
+
+def document() -> dict[str, Any]:
+    return interface().document()
