@@ -554,3 +554,32 @@ async def test_private_rooms_are_unlisted_and_joined_with_the_invite_code(
     assert joined["ok"] and joined["invite_code"] == code
     # the failed attempt did not keep bob's slot: he was able to join
     assert (await lobby_cmd(nc, type="mine", player_id="bob"))["room"]["room_id"] == room_id
+
+
+async def test_a_private_game_is_watched_only_by_members_and_invitees(
+    lobby_factory: LobbyFactory, nc: Client
+) -> None:
+    await lobby_factory()
+    await fake_table_service(nc, [])
+    created = await create(nc, "alice", seats=2, public=False)
+    room_id, code = created["room"]["room_id"], created["invite_code"]
+    await lobby_cmd(nc, type="join", player_id="bob", room_id=room_id, invite_code=code)
+    table_id = (await lobby_cmd(nc, type="start", player_id="alice", room_id=room_id))["table_id"]
+
+    async def watch(player: str, **extra: Any) -> dict[str, Any]:
+        return await lobby_cmd(nc, type="watch", player_id=player, table_id=table_id, **extra)
+
+    assert (await watch("bob"))["table_id"] == table_id
+    assert (await watch("eve"))["error"]["code"] == "lobby/bad_invite"
+    assert (await watch("eve", invite_code="wrong"))["error"]["code"] == "lobby/bad_invite"
+    assert (await watch("eve", invite_code=code))["ok"]
+    other = await lobby_cmd(nc, type="watch", player_id="eve", table_id="t-abc-def")
+    assert other["error"]["code"] == "lobby/unknown_game"
+    # a public room's game is open to anyone
+    public_id = (await create(nc, "carl", seats=2))["room"]["room_id"]
+    await lobby_cmd(nc, type="add_bot", player_id="carl", room_id=public_id)
+    public_table = (await lobby_cmd(nc, type="start", player_id="carl", room_id=public_id))[
+        "table_id"
+    ]
+    seen = await lobby_cmd(nc, type="watch", player_id="eve", table_id=public_table)
+    assert seen["ok"] and seen["room"]["room_id"] == public_id

@@ -59,6 +59,7 @@ __all__ = [
     "LOBBY_ROOM_STARTED",
     "LOBBY_TABLE_UNAVAILABLE",
     "LOBBY_UNKNOWN_BOT",
+    "LOBBY_UNKNOWN_GAME",
     "LOBBY_UNKNOWN_ROOM",
     "MAX_LOBBY_COMMAND_BYTES",
     "BoostsReply",
@@ -103,6 +104,8 @@ LOBBY_TABLE_UNAVAILABLE = "lobby/table_unavailable"
 """The table service did not create the game; the message says whether the room reopened
 or the start goes on by itself (the room says "starting" until it is resolved)."""
 LOBBY_BUSY = "lobby/busy"
+LOBBY_UNKNOWN_GAME = "lobby/unknown_game"
+"""`watch`: no room's game runs on that table now."""
 LOBBY_BAD_NAME = "lobby/bad_name"
 """The display name is empty, too long or has control characters (after NFKC)."""
 LOBBY_NAME_TAKEN = "lobby/name_taken"
@@ -124,6 +127,7 @@ LOBBY_ERROR_CODES: tuple[str, ...] = (
     LOBBY_UNKNOWN_BOT,
     LOBBY_TABLE_UNAVAILABLE,
     LOBBY_BUSY,
+    LOBBY_UNKNOWN_GAME,
     LOBBY_BAD_NAME,
     LOBBY_NAME_TAKEN,
 )
@@ -136,8 +140,22 @@ MAX_LOBBY_COMMAND_BYTES = 2048
 command is well under 1 KB). A larger one is refused with request/invalid, unread."""
 
 LobbyCommandType = Literal[
-    "create", "list", "get", "mine", "join", "leave", "add_bot", "remove_bot", "kick", "start"
+    "create",
+    "list",
+    "get",
+    "mine",
+    "join",
+    "leave",
+    "add_bot",
+    "remove_bot",
+    "kick",
+    "start",
+    "watch",
 ]
+"""`watch` is asked by the gateway before it lets a player spectate a table: ok (with the
+room) when the table runs the game of a public room, or of a private room the player is a
+member of or has the invite code of; else lobby/bad_invite, or lobby/unknown_game for a
+table that runs no room's game now (finished, or not started by the lobby)."""
 
 
 class LobbyCommand(Message):
@@ -160,6 +178,8 @@ class LobbyCommand(Message):
     """add_bot: a roster bot's player id (None: the next free one); remove_bot: which bot."""
     target: str | None = Field(default=None, max_length=128)
     """kick: the player to remove."""
+    table_id: str | None = Field(default=None, max_length=128)
+    """watch: the table the player wants to spectate."""
 
 
 RoomStatus = Literal["open", "starting", "started"]

@@ -79,6 +79,14 @@ class Room(BaseModel):
     def member(self, player_id: str) -> Member | None:
         return next((m for m in self.members if m.player_id == player_id), None)
 
+    @staticmethod
+    def room_of_table(table_id: str) -> str | None:
+        """The room whose start made this table id (see `start_table_id`), if any."""
+        parts = table_id.split("-")
+        if len(parts) != 3 or parts[0] != "t":
+            return None
+        return f"r-{parts[1]}"
+
     @property
     def start_table_id(self) -> str | None:
         """The table of the current start: derived from the room and the start id, so one

@@ -19,6 +19,7 @@ from opolyx_contracts.lobby import (
     LOBBY_BAD_INVITE,
     LOBBY_BAD_REQUEST,
     LOBBY_UNKNOWN_BOT,
+    LOBBY_UNKNOWN_GAME,
     LobbyCommand,
     LobbyReply,
     bot_persona,
@@ -92,6 +93,8 @@ class Lobby:
                 return await self.kick(cmd)
             case "start":
                 return await self.start(cmd)
+            case "watch":
+                return await self.watch(cmd)
 
     @staticmethod
     def _room_id(cmd: LobbyCommand) -> str:
@@ -236,6 +239,20 @@ class Lobby:
         await self.store.release(target, room_id=room_id)
         await self.events.publish("room_changed", room_id, after=after, before=before)
         return LobbyReply(room=after.detail())
+
+    async def watch(self, cmd: LobbyCommand) -> LobbyReply:
+        """May this player spectate ``table_id``? (private rooms: members and invitees)"""
+        if not cmd.table_id:
+            raise LobbyError(LOBBY_BAD_REQUEST, "watch needs a table_id")
+        room_id = Room.room_of_table(cmd.table_id)
+        found = await self.store.get_room(room_id) if room_id is not None else None
+        if found is None or found[0].table_id != cmd.table_id:
+            raise LobbyError(LOBBY_UNKNOWN_GAME, f"no room's game runs on {cmd.table_id!r} now")
+        room = found[0]
+        is_member = room.member(cmd.player_id) is not None
+        if not room.public and not is_member and cmd.invite_code != room.invite_code:
+            raise LobbyError(LOBBY_BAD_INVITE, "this game is private: the invite code is wrong")
+        return LobbyReply(room=room.detail(), table_id=room.table_id)
 
     async def start(self, cmd: LobbyCommand) -> LobbyReply:
         room = await self.starter.start(self._room_id(cmd), cmd.player_id)
