@@ -76,7 +76,7 @@ class GamesConsumer:
             GAMES_STREAM_SUBJECTS,
             durable=self.settings.games_durable,
             stream=GAMES_STREAM,
-            config=ConsumerConfig(ack_wait=60, max_deliver=-1),
+            config=ConsumerConfig(ack_wait=self.settings.games_ack_wait_seconds, max_deliver=-1),
         )
 
     async def close(self) -> None:

@@ -39,6 +39,9 @@ class ProgressionSection(BaseModel):
     Production: `postgresql+asyncpg://user:password@host/db`."""
     games_durable: str = "progression"
     """Durable consumer name on the GAMES stream (shared by every progression instance)."""
+    games_ack_wait_seconds: float = Field(default=60.0, gt=0)
+    """How long GAMES waits for an ack before redelivering (to another instance, after a
+    crash); crediting one game takes milliseconds, reading a long game's events a little more."""
     fetch_batch: int = Field(default=64, ge=1, le=1000)
     """GAMES messages fetched at once."""
     events_timeout_seconds: float = Field(default=5.0, gt=0)
