@@ -399,10 +399,10 @@ async def mark_starting_at(app: LobbyApp, room_id: str, since: float) -> None:
     )
 
 
-async def test_a_start_left_unfinished_reopens_only_when_no_table_service_exists(
+async def test_a_start_left_unfinished_waits_for_a_table_service_then_starts(
     lobby_factory: LobbyFactory, nc: Client
 ) -> None:
-    # the background sweep is slowed down so that only the explicit call below acts
+    # the background sweep is slowed down so that only the explicit calls below act
     app = await lobby_factory(table_create_timeout_seconds=1.0, fill_check_seconds=3600)
     assert app.lobby is not None
     room_id = (await create(nc, "alice", seats=2))["room"]["room_id"]
@@ -411,12 +411,23 @@ async def test_a_start_left_unfinished_reopens_only_when_no_table_service_exists
     fresh = (await create(nc, "bob", seats=2))["room"]["room_id"]
     await lobby_cmd(nc, type="add_bot", player_id="bob", room_id=fresh)
     await mark_starting_at(app, fresh, time.time())
-    # no table service is subscribed at all: the table certainly does not exist
-    assert await app.lobby.starter.resume_starts() == 1
+    # no table service now: an earlier request of the start may have created the table
+    # (its service died since), so the room is not reopened, it waits
+    assert await app.lobby.starter.resume_starts() == 0
     stuck = (await lobby_cmd(nc, type="get", player_id="alice", room_id=room_id))["room"]
-    assert stuck["status"] == "open"
+    assert stuck["status"] == "starting"
+    resent = await lobby_cmd(nc, type="start", player_id="alice", room_id=room_id)
+    assert resent["error"]["code"] == "lobby/table_unavailable"
+    seen: list[dict[str, Any]] = []
+    await fake_table_service(nc, seen)
+    assert await app.lobby.starter.resume_starts() == 1
+    started = (await lobby_cmd(nc, type="get", player_id="alice", room_id=room_id))["room"]
+    assert started["status"] == "started"
+    assert started["table_id"] == f"t-{room_id.removeprefix('r-')}-dead0001"
+    # a start begun a moment ago is left to its own instance
     recent = (await lobby_cmd(nc, type="get", player_id="bob", room_id=fresh))["room"]
     assert recent["status"] == "starting"
+    assert [r["room_id"] for r in seen] == [room_id]
 
 
 async def test_a_start_left_unfinished_is_finished_with_the_table_of_that_start(

@@ -12,9 +12,12 @@ where it stopped by any instance, any number of times:
    published, then the room is marked ``seated`` (nothing left to do).
 
 A start is undone (the room reopens) only when it is known that its table does not exist:
-no table service was subscribed at all, or the table service refused the request for good.
-When the answer is unknown (timeout, "unavailable", "busy") the room stays "starting" and
-the sweep (`resume_starts`) sends the same request again until the table service answers.
+the table service refused the request for good (a table that exists is returned, never
+refused), or no table service was subscribed at the very first request of a new start (no
+request of that start was ever delivered). When the answer is unknown (timeout,
+"unavailable", "busy", or no table service for a start that was asked for before) the room
+stays "starting" and the sweep (`resume_starts`) sends the same request again until the
+table service answers.
 """
 
 from __future__ import annotations
@@ -63,6 +66,11 @@ class _OutcomeUnknown(Exception):
     """The table of this start may or may not exist: the start must be carried on later."""
 
 
+class _NoTableService(_OutcomeUnknown):
+    """Nobody subscribed to table creation: this request was not delivered (an earlier one
+    of the same start may have been)."""
+
+
 class Starter:
     def __init__(
         self,
@@ -86,10 +94,11 @@ class Starter:
             room_id, lambda r: rooms.mark_starting(r, player_id, now, start_id)
         )
         assert room is not None
-        if room.status == "starting" and before.status == "open":
+        new_start = room.status == "starting" and before.status == "open"
+        if new_start:
             await self.events.publish("room_changed", room_id, after=room)
         self._reached("marked_starting")
-        return await self.carry_on(room, reply_errors=True)
+        return await self.carry_on(room, reply_errors=True, new_start=new_start)
 
     async def resume_starts(self) -> int:
         """Carry on the starts that stopped (their instance died or the table service did
@@ -112,15 +121,16 @@ class Starter:
                 log.warning("unfinished_start_resolved", room_id=room.room_id, status=after.status)
         return resolved
 
-    async def carry_on(self, room: Room, *, reply_errors: bool) -> Room:
-        """Take ``room``'s start from wherever it is to its end (idempotent)."""
+    async def carry_on(self, room: Room, *, reply_errors: bool, new_start: bool = False) -> Room:
+        """Take ``room``'s start from wherever it is to its end (idempotent). ``new_start``:
+        this instance recorded the start just now, so no request of it was sent before."""
         if room.status == "starting":
-            room = await self._create_and_record(room, reply_errors)
+            room = await self._create_and_record(room, reply_errors, new_start)
         if room.status == "started" and not room.seated:
             room = await self._seat_players(room)
         return room
 
-    async def _create_and_record(self, room: Room, reply_errors: bool) -> Room:
+    async def _create_and_record(self, room: Room, reply_errors: bool, new_start: bool) -> Room:
         start_id = room.start_id
         if start_id is None:  # a start recorded before start ids existed: begin it again
             return await self._reopen(room, None, "start recorded without a start id")
@@ -128,6 +138,15 @@ class Starter:
             table_id = await self._create_table(room)
         except _TableNotCreated as exc:
             return await self._reopen(room, start_id, str(exc), raise_error=reply_errors)
+        except _NoTableService as exc:
+            if new_start:
+                return await self._reopen(room, start_id, str(exc), raise_error=reply_errors)
+            log.warning("start_waits_for_a_table_service", room_id=room.room_id)
+            raise LobbyError(
+                LOBBY_TABLE_UNAVAILABLE,
+                "no table service is running; the game starts as soon as one is"
+                " (the room says starting until then)",
+            ) from exc
         except _OutcomeUnknown as exc:
             log.warning("start_outcome_unknown_will_retry", room_id=room.room_id, error=str(exc))
             raise LobbyError(
@@ -203,7 +222,7 @@ class Starter:
                 headers=inject_headers(),
             )
         except NoRespondersError:
-            raise _TableNotCreated("no table service answered") from None
+            raise _NoTableService("no table service answered") from None
         except NatsTimeoutError:
             raise _OutcomeUnknown("the table service did not answer in time") from None
         try:
