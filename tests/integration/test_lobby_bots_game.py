@@ -11,9 +11,10 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-import nats
 import pytest
 from nats.aio.client import Client
+from opolyx_contracts.envelope import encode
+from opolyx_contracts.lobby import LobbyCommand
 from opolyx_contracts.subjects import LOBBY_CMD, table_command, table_view
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.settings import LobbySection, LobbySettings
@@ -27,16 +28,10 @@ HUMAN = "hana"
 
 
 async def lobby(nc: Client, **body: Any) -> dict[str, Any]:
-    msg = await nc.request(LOBBY_CMD, json.dumps({"v": 1, **body}).encode(), timeout=10)
+    command = LobbyCommand.model_validate(body)
+    msg = await nc.request(LOBBY_CMD, encode(command), timeout=10)
     reply: dict[str, Any] = json.loads(msg.data)
     return reply
-
-
-@pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_url)
-    yield client
-    await client.drain()
 
 
 @pytest.fixture

@@ -14,11 +14,9 @@ import json
 import os
 import signal
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import nats
 import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -30,13 +28,6 @@ from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 
 START_STEPS = ("marked_starting", "table_created", "room_started", "players_seated")
-
-
-@pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_url)
-    yield client
-    await client.drain()
 
 
 async def lobby(nc: Client, timeout: float = 10, **fields: Any) -> dict[str, Any]:

@@ -6,11 +6,8 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
-import nats
-import pytest
 from nats.aio.client import Client
 from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_command, table_partition
 from opolyx_contracts.table import SeatSpec
@@ -40,13 +37,6 @@ async def start_instance(
     process = processes.start([script_path("opolyx-table")], env, name=instance)
     await process.wait_ready(timeout=30)
     return process
-
-
-@pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[Client]:
-    connection = await nats.connect(nats_url)
-    yield connection
-    await connection.drain()
 
 
 def bots(n: int) -> list[SeatSpec]:

@@ -3,9 +3,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import nats
 import pytest
-from nats.aio.client import Client
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.settings import LobbySection, LobbySettings
 from opolyx_testing.nats_server import NatsServer
@@ -34,10 +32,3 @@ async def lobby_factory(
     yield make
     for app in started:
         await app.stop()
-
-
-@pytest.fixture
-async def nc(nats_url: str) -> AsyncIterator[Client]:
-    client = await nats.connect(nats_url)
-    yield client
-    await client.drain()
