@@ -63,14 +63,19 @@ def test_blitz_goes_on_after_round_24() -> None:
 
 def test_blitz_winner_is_the_highest_net_worth_not_the_most_cash() -> None:
     """R20: net worth = cash + unmortgaged prices + half of mortgaged + buildings at cost:
-    seat 0 (10000 + 4000 + 1750 + 4 x 2000 = 23750) beats seat 1 (20000 cash)."""
+    seat 0 (10000 + 4000 + 3500 + 1000 for the mortgaged dealership + 4 x 2000 = 26500)
+    beats seat 1 (20000 cash)."""
     story = Story(
         "blitz",
         2,
         round=25,
         dice=[(4, 6)] * 2,
         seat_overrides={0: {"cash": 10000}, 1: {"cash": 20000}},
-        squares={39: {"owner": 0, "buildings": 4}, 37: {"owner": 0, "mortgaged": True}},
+        squares={
+            39: {"owner": 0, "buildings": 4},
+            37: {"owner": 0},
+            35: {"owner": 0, "mortgaged": True},
+        },
     )
     play_quiet_round(story, 2)
     assert story.view["winner"] == 0
@@ -93,7 +98,7 @@ def test_blitz_never_taxes_rent(round_no: int) -> None:
         round=round_no,
         dice=[(1, 2)],
         seat_overrides={0: {"position": 36}},
-        squares={39: {"owner": 1, "buildings": 1}},
+        squares={39: {"owner": 1, "buildings": 1}, 37: {"owner": 1, "buildings": 1}},
     )
     story.do(0, "roll")
     events = story.do(0, "pay")
@@ -111,7 +116,7 @@ def test_classic_taxes_the_same_rent_at_round_200() -> None:
         round=200,
         dice=[(1, 2)],
         seat_overrides={0: {"position": 36}},
-        squares={39: {"owner": 1, "buildings": 1}},
+        squares={39: {"owner": 1, "buildings": 1}, 37: {"owner": 1, "buildings": 1}},
     )
     story.do(0, "roll")
     events = story.do(0, "pay")

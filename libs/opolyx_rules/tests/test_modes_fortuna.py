@@ -133,7 +133,11 @@ def test_rent_tax_leaves_the_game_in_fortuna() -> None:
         round=200,
         dice=[(1, 2)],
         seat_overrides={0: {"position": 11}},
-        squares={14: {"owner": 1, "buildings": 1}},
+        squares={
+            11: {"owner": 1, "buildings": 1},
+            13: {"owner": 1, "buildings": 1},
+            14: {"owner": 1, "buildings": 1},
+        },
     )
     story.do(0, "roll")
     events = story.do(0, "pay")

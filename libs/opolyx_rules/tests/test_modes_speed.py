@@ -104,7 +104,7 @@ def test_bus_lets_the_player_move_by_the_sum_or_either_die(move: str, square: in
 
 
 def test_bus_choice_times_out_to_the_first_option_the_sum() -> None:
-    """R19, R16: a pending Bus choice left to its 45 s deadline takes the first option."""
+    """R19, R16, R23.5: a pending Bus choice left to its 45 s deadline takes the first option."""
     story = Story(
         "speed", 2, round=7, dice=[(2, 5)], speed_die=["bus"], seat_overrides={0: {"position": 11}}
     )
@@ -376,7 +376,7 @@ def visit_jail(story: Story, seat: int) -> list[dict[str, Any]]:
 
 
 def test_mortgage_reminder_each_turn_then_expiry_after_10_rounds() -> None:
-    """R9: a mortgage taken in round 5 and not lifted: at the start of each of the owner's
+    """R9, R23.6: a mortgage taken in round 5 and not lifted: at the start of each of the owner's
     turns a reminder shows the rounds left (9 in round 6, 1 in round 14); at the start of
     the owner's turn in round 15 it has expired and the property is back with the bank,
     unowned and unmortgaged."""
@@ -568,7 +568,7 @@ def test_whole_speed_games_keep_the_speed_rules(seed: int) -> None:
 
 
 def test_teleport_left_to_time_out_resolves_the_square_the_player_stands_on() -> None:
-    """R16/R19: a teleport choice that times out takes the first option, the square the
+    """R16/R19, R23.5: a teleport choice that times out takes the first option, the square the
     player stands on (no free trip to Start); the roll again still follows."""
     story = Story("speed", 2, round=7, dice=[(3, 3)], speed_die=["3"])
     story.do(0, "roll")

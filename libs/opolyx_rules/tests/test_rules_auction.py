@@ -155,7 +155,7 @@ def test_if_nobody_bids_the_property_stays_unowned_and_the_next_lander_may_buy_i
 
 
 def test_a_lander_who_cannot_afford_the_price_sends_it_to_auction() -> None:
-    """R5/R7 (reading: a property the lander cannot pay for counts as declined)."""
+    """R5/R7, R23.2: a property the lander cannot pay for counts as declined."""
     t = Table(game(3, dice=((3, 4),), players={0: {"position": 32, "cash": 3000}}))
     events = t.do(Roll(0))
     assert of(events, PropertyDeclined) == [PropertyDeclined(0, 39, True)]

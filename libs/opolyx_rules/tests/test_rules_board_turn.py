@@ -158,7 +158,7 @@ def test_classic_is_played_by_two_to_six_seats(seats: int) -> None:
 
 
 def test_first_seat_is_drawn_at_random_from_the_seed() -> None:
-    """R3: the first player is drawn at random (not always the creator, seat 0); the
+    """R3, R23.1: the first player is drawn at random (not always the creator, seat 0); the
     draw is reproducible from the seed, and that seat rolls first."""
     firsts = [new_game("classic", 4, seed=seed).first_seat for seed in range(60)]
     assert set(firsts) == {0, 1, 2, 3}

@@ -84,7 +84,7 @@ def test_a_failed_roll_keeps_the_prisoner_in_jail_and_ends_the_turn_for_free() -
 
 
 def test_after_the_third_failed_roll_bail_is_paid_through_the_pause_then_the_player_moves() -> None:
-    """R13: after the third failed roll you must pay the 500 bail through the payment
+    """R13, R23.3: after the third failed roll you must pay the 500 bail through the payment
     pause, and then move by that third roll."""
     t = jailed(jail_rolls=2, dice=((1, 3),))
     events = t.do(Roll(0))
@@ -212,8 +212,8 @@ def test_card_6_collects_500_from_each_opponent() -> None:
 
 
 def test_an_opponent_who_cannot_pay_card_6_gets_a_pause_of_their_own() -> None:
-    """R15: collecting from an opponent who cannot pay puts that opponent into a pause
-    of their own, resolved before play continues."""
+    """R15, R23.4: an opponent who has the cash pays at once; collecting from one who
+    cannot puts that opponent into a pause of their own, resolved before play continues."""
     t, events = draw(6, players={2: {"cash": 100}}, squares=owned(2, 6))
     assert sorted(transfers(events)) == [(1, 0, 500, "card"), (3, 0, 500, "card")]
     assert [e[:4] for e in of(events, PaymentRequired)] == [(2, 500, ((0, 500),), "card")]

@@ -143,8 +143,8 @@ def test_a_creditor_eliminated_during_the_pause_has_its_share_go_to_the_bank() -
 
 
 def test_bankruptcy_pays_several_creditors_pro_rata() -> None:
-    """R12: all the bankrupt seat's cash pays its creditors, split pro rata to what each
-    is owed (rounded down; the remainder leaves the game)."""
+    """R12, R23.8: all the bankrupt seat's cash pays its creditors, split pro rata to what
+    each is owed (rounded down; the remainder goes to the bank)."""
     t = Table(game(4, dice=((3, 4),), deck=(7,), players={0: {"cash": 1000}}))
     t.do(Roll(0))  # owes 1500 with 1000 and nothing to sell
     events = t.do(DeclareBankruptcy(0))

@@ -39,7 +39,8 @@ def test_a_turn_whose_timer_runs_out_before_the_roll_is_skipped() -> None:
 
 
 def test_two_missed_turns_in_a_row_resign_the_seat() -> None:
-    """R16: a skipped turn counts as missed; two in a row resign the seat automatically."""
+    """R16, R23.11: a turn timed out before its first roll counts as missed; two in a row
+    resign the seat automatically."""
     t = Table(game(3, dice=((4, 6), (4, 6))))
     t.timeout()  # seat 0 misses
     t.do(Roll(1))
@@ -229,7 +230,7 @@ def test_paying_bail_does_not_restart_the_turn_clock() -> None:
 
 
 def test_an_extra_roll_left_to_time_out_ends_the_turn_without_a_missed_turn() -> None:
-    """R16: the turn was played (the seat rolled doubles); leaving the extra roll to time
+    """R16, R23.11: the turn was played (the seat rolled doubles); leaving the extra roll to time
     out ends it, but it is not a skipped turn and the missed-turn counter stays at 0."""
     t = Table(game(2, dice=((3, 3),), squares=owned(0, 6)))
     t.do(Roll(0), at=1.0)

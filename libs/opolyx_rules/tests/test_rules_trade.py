@@ -159,7 +159,7 @@ def test_an_offer_expires_after_30_seconds() -> None:
 
 
 def test_an_offer_expires_when_the_proposers_turn_ends() -> None:
-    """R10/R2: ... or when the proposer's turn ends, whichever comes first."""
+    """R10/R2, R23.12: ... or when the proposer's turn ends, whichever comes first."""
     t = Table(game(2, dice=((4, 6),), squares=owned(1, 8)))
     t.do(OfferTrade(0, 1, give_cash=1000, take_squares=(8,)))
     events = t.do(Roll(0), at=3.0)

@@ -14,11 +14,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opolyx_bots.strategy import choose
 from opolyx_bots.styles import STYLES
-from opolyx_rules import apply, awaiting, legal_commands, new_game
-from opolyx_rules.commands import Command, OfferTrade, Resign
-from opolyx_rules.modes import MODES
-from opolyx_rules.state import State
-from opolyx_rules.trade import check_offer
+from opolyx_rules import (
+    MODES,
+    Command,
+    OfferTrade,
+    Resign,
+    State,
+    apply,
+    awaiting,
+    check_offer,
+    legal_commands,
+    new_game,
+)
 
 
 def assert_legal(state: State, seat: int, command: Command | None, legal: list[Command]) -> None:

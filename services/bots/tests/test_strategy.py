@@ -6,29 +6,29 @@ import random
 
 from opolyx_bots.strategy import choose, evaluate_offer, propose_trade
 from opolyx_bots.styles import STYLES
-from opolyx_rules import legal_commands, new_game, with_fields
-from opolyx_rules.board import PROPERTY_SLOT
-from opolyx_rules.commands import (
+from opolyx_rules import (
+    PROPERTY_SLOT,
     AcceptOffer,
+    AuctionPending,
     Bid,
+    BusPending,
     ChooseBus,
     DeclareBankruptcy,
     JackpotBet,
+    JackpotPending,
     Mortgage,
+    Offer,
     OfferTrade,
     Pass,
     Pay,
+    PaymentPending,
     RejectOffer,
     Roll,
-)
-from opolyx_rules.state import (
-    AuctionPending,
-    BusPending,
-    JackpotPending,
-    Offer,
-    PaymentPending,
     RollPending,
     State,
+    legal_commands,
+    new_game,
+    with_fields,
 )
 
 BALANCED = STYLES["balanced"]

@@ -11,9 +11,12 @@ from opolyx_bots.valuation import (
     trade_gain,
     with_transfer,
 )
-from opolyx_rules import new_game, with_fields
-from opolyx_rules.board import PROPERTY_SLOT
-from opolyx_rules.state import State
+from opolyx_rules import (
+    PROPERTY_SLOT,
+    State,
+    new_game,
+    with_fields,
+)
 
 BALANCED = STYLES["balanced"]
 

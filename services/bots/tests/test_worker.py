@@ -14,6 +14,8 @@ from opolyx_bots.worker import BotsSettings, BotWorker, decide_for_request
 from opolyx_contracts.subjects import BOTS_DECIDE
 from opolyx_contracts.table import DecisionRequest
 from opolyx_rules import (
+    Roll,
+    State,
     apply,
     awaiting,
     command_from_json,
@@ -21,10 +23,8 @@ from opolyx_rules import (
     legal_commands,
     new_game,
     public_view,
+    simple_policy,
 )
-from opolyx_rules.commands import Roll
-from opolyx_rules.simulate import simple_policy
-from opolyx_rules.state import State
 from opolyx_testing.nats_server import NatsServer
 
 

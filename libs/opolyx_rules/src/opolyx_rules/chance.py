@@ -11,9 +11,16 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .rng import randbelow
-from .state import Script
+from .state import Script, SpeedFace
 
-SPEED_DIE_FACES: tuple[str, ...] = ("1", "2", "3", "bus", "x", "x")
+SPEED_DIE_FACES: tuple[SpeedFace, ...] = (
+    SpeedFace.ONE,
+    SpeedFace.TWO,
+    SpeedFace.THREE,
+    SpeedFace.BUS,
+    SpeedFace.X,
+    SpeedFace.X,
+)
 DECK_SIZE = 16
 ALL_CARDS_MASK = ((1 << (DECK_SIZE + 1)) - 1) & ~1  # bits 1..16
 
@@ -32,11 +39,12 @@ def draw_dice(rng: int, script: Script) -> tuple[tuple[int, int], int, Script]:
 
 
 @lru_cache(maxsize=16)
-def draw_speed_die(rng: int, script: Script) -> tuple[str, int, Script]:
+def draw_speed_die(rng: int, script: Script) -> tuple[SpeedFace, int, Script]:
     if script.speed_die:
-        return script.speed_die[0], rng, script._replace(speed_die=script.speed_die[1:])
-    face, rng = randbelow(rng, 6)
-    return SPEED_DIE_FACES[face], rng, script
+        face = SpeedFace(script.speed_die[0])
+        return face, rng, script._replace(speed_die=script.speed_die[1:])
+    index, rng = randbelow(rng, 6)
+    return SPEED_DIE_FACES[index], rng, script
 
 
 def draw_jackpot_die(rng: int, script: Script) -> tuple[int, int, Script]:

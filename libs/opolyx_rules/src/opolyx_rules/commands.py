@@ -205,7 +205,7 @@ def _int(name: str, value: Any) -> int:
 
 def command_from_json(data: Any) -> Command:
     """Parse a command's JSON form; raises ``RulesError("command/malformed")`` naming
-    what is wrong, or ``command/unknown_type``."""
+    what is wrong (a missing, mistyped or unknown field), or ``command/unknown_type``."""
     if not isinstance(data, dict):
         raise _malformed("a command must be a JSON object")
     kind = data.get("type")
@@ -216,6 +216,9 @@ def command_from_json(data: Any) -> Command:
         raise RulesError("command/unknown_type", f"unknown command type {kind!r}")
     fields: tuple[str, ...] = cls._fields
     defaults: dict[str, Any] = cls._field_defaults
+    for name in data:
+        if name != "type" and name not in fields:
+            raise _malformed(f"command {kind!r} has no field {name!r}")
     values: dict[str, Any] = {}
     for name in fields:
         if name not in data:

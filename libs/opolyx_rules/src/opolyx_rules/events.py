@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .commands import Terms
-from .state import Then
+from .state import MoveHow, SpeedFace, Then
 from .values import compare_by_type
 
 BANK = -1
@@ -34,7 +34,7 @@ class RollOffered(NamedTuple):
 class DiceRolled(NamedTuple):
     seat: int
     white: tuple[int, int]
-    third: str | None
+    third: SpeedFace | None
     #: doubles rolled so far this turn, this roll included
     doubles: int
     #: whether the player rolls again once this roll is resolved
@@ -47,7 +47,7 @@ class Moved(NamedTuple):
     frm: int
     to: int
     passed_start: bool
-    how: str  # roll | card | jump | teleport | bus
+    how: MoveHow
 
 
 class Transfer(NamedTuple):

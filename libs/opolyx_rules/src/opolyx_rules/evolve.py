@@ -67,11 +67,13 @@ from .state import (
     BuyPending,
     Draft,
     JackpotPending,
+    MoveHow,
     Offer,
     PaymentPending,
     PropState,
     RollPending,
     SeatState,
+    SpeedFace,
     State,
     TeleportPending,
     Then,
@@ -165,7 +167,7 @@ def _dice_rolled(s: Draft, e: DiceRolled) -> None:
     if e.third is not None:
         _, s.rng, s.script = draw_speed_die(s.rng, s.script)
     s.dice = e.white
-    s.third = e.third
+    s.third = None if e.third is None else SpeedFace(e.third)
     s.doubles = e.doubles
     s.roll_again = e.roll_again
     s.x_jump = e.x_jump
@@ -175,7 +177,7 @@ def _dice_rolled(s: Draft, e: DiceRolled) -> None:
 def _moved(s: Draft, e: Moved) -> None:
     seat = s.seats[e.seat]
     _set_seat(s, _tuple_new(SeatState, (seat[0], seat[1], e.to, *seat[3:])))
-    if e.how == "jump":
+    if e.how == MoveHow.JUMP:
         s.x_jump = False
     s.pending = None
 

@@ -25,7 +25,7 @@ from .events import (
     Transfer,
 )
 from .management import mortgageable_squares, sellable_squares
-from .state import PaymentPending, Then
+from .state import MoveHow, PaymentPending, Then
 
 
 def require(
@@ -62,7 +62,7 @@ def continue_after(ctx: Ctx, then: Then, steps: int) -> None:
         # Bail is part of managing before the roll: it does not restart the clock (R16).
         turn.offer_roll(ctx, seat, deadline=ctx.s.turn_deadline)
     elif then == "move":
-        turn.move_by(ctx, seat, steps, "roll")
+        turn.move_by(ctx, seat, steps, MoveHow.ROLL)
     elif then == "dice":
         turn.continue_roll(ctx)
     else:

@@ -33,6 +33,14 @@ def places(state: State) -> dict[int, int]:
     return result
 
 
+def winning_side(state: State) -> int | None:
+    """Team mode (R17): the side (0 or 1) of the winner of a finished game; None in other
+    modes and while the game runs."""
+    if not state.finished or not state.config.teams or state.winner is None:
+        return None
+    return state.seats[state.winner].team
+
+
 def seat_results(state: State) -> list[dict[str, Any]]:
     """Per seat, in seat order: place, survived, complete colour groups, net worth, XP
     and its breakdown, and how many collectible cards the game drops for the seat."""

@@ -13,13 +13,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .board import BOARD_SIZE, MAX_BUILDINGS, PROPERTY_SLOT
+from .board import BOARD_SIZE, GROUP_SLOTS, IS_STREET, JAIL, MAX_BUILDINGS, PROPERTY_SLOT, SQUARES
 from .commands import command_from_json
 from .engine import SeatSetup, advance, apply, new_game
 from .errors import RulesError
 from .events import Event, event_to_json
 from .jsonio import public_view
+from .modes import Feature
 from .progression import Rarity
+from .results import seat_results, winning_side
 from .state import Script, State, freeze, thaw
 
 
@@ -38,10 +40,16 @@ class ReplayResult:
     errors: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The replay output: the public state, the events, the refused commands, and once
+        the game has finished the results per seat (R20) and, in Team mode, the winning
+        side (R17); both are null while the game runs."""
+        finished = self.state.finished
         return {
             "state": public_view(self.state),
             "events": [event_to_json(e) for e in self.events],
             "errors": self.errors,
+            "results": seat_results(self.state) if finished else None,
+            "winning_side": winning_side(self.state) if finished else None,
         }
 
 
@@ -129,7 +137,43 @@ def with_overrides(state: State, overrides: dict[str, Any]) -> State:
             fields = {**fields, "mortgaged_round": s.round}
         props[slot] = props[slot]._replace(**fields)
     s.props = tuple(props)
+    _check_possible(s)
     return freeze(s)
+
+
+def _check_possible(s: State) -> None:
+    """Refuse a set-up position the rules could never reach, naming the problem."""
+    for seat in s.seats:
+        _check(seat.cash >= 0, f"seat {seat.seat} has negative cash ({seat.cash})")
+        _check(
+            not seat.in_jail or seat.position == JAIL,
+            f"seat {seat.seat} is in jail away from square {JAIL} (at {seat.position})",
+        )
+        _check(
+            0 <= seat.jail_rolls < s.config.max_jail_rolls,
+            f"seat {seat.seat} jail_rolls must be 0-{s.config.max_jail_rolls - 1}",
+        )
+    _check(
+        s.pot == 0 or s.config.has(Feature.FORTUNE_POT),
+        f"a pot of {s.pot} in {s.config.name}: only Fortuna has a Fortune Pot",
+    )
+    for p in s.props:
+        square = p.square
+        _check(not p.mortgaged or p.owner is not None, f"square {square} is mortgaged but unowned")
+        if not p.buildings:
+            continue
+        _check(IS_STREET[square], f"square {square} is not a street and cannot have buildings")
+        _check(p.owner is not None, f"square {square} has buildings but no owner")
+        group = [s.props[slot] for slot in GROUP_SLOTS[square]]
+        _check(
+            all(q.owner == p.owner for q in group),
+            f"square {square} has buildings but seat {p.owner} does not hold the whole "
+            f"{SQUARES[square].group} group",
+        )
+        _check(
+            not any(q.mortgaged for q in group),
+            f"square {square} has buildings but a street of its group is mortgaged",
+        )
 
 
 def state_from_setup(setup: Any) -> State:

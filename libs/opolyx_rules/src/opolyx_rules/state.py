@@ -55,6 +55,43 @@ class Script(NamedTuple):
     deck: tuple[int, ...] = ()
 
 
+class PendingKind(StrEnum):
+    """The kinds of decision a game can wait for (``pending.kind`` in the state JSON)."""
+
+    ROLL = "roll"
+    BUY = "buy"
+    AUCTION = "auction"
+    PAYMENT = "payment"
+    JACKPOT = "jackpot"
+    BUS = "bus"
+    TELEPORT = "teleport"
+
+
+class MoveHow(StrEnum):
+    """What moved a pawn (``Moved.how``)."""
+
+    ROLL = "roll"
+    CARD = "card"
+    #: Speed's X: the jump to a property at the end of the move (R19)
+    JUMP = "jump"
+    BUS = "bus"
+
+
+class SpeedFace(StrEnum):
+    """The faces of Speed's third die (R19): 1, 2, 3, Bus, X, X."""
+
+    ONE = "1"
+    TWO = "2"
+    THREE = "3"
+    BUS = "bus"
+    X = "x"
+
+    @property
+    def number(self) -> int:
+        """The squares a number face adds to the move; 0 for Bus and X."""
+        return int(self.value) if self.value.isdigit() else 0
+
+
 class Then(StrEnum):
     """How play continues once a payment pause closes (R11): the one closed set of
     continuations, resumed by ``flow.resume``."""
@@ -77,15 +114,15 @@ class Pending:
     deadline: float
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> PendingKind:
         raise NotImplementedError
 
 
 @dataclass(frozen=True, slots=True)
 class RollPending(Pending):
     @property
-    def kind(self) -> str:
-        return "roll"
+    def kind(self) -> PendingKind:
+        return PendingKind.ROLL
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +130,8 @@ class BuyPending(Pending):
     square: int
 
     @property
-    def kind(self) -> str:
-        return "buy"
+    def kind(self) -> PendingKind:
+        return PendingKind.BUY
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +149,8 @@ class AuctionPending(Pending):
     passed: frozenset[int]
 
     @property
-    def kind(self) -> str:
-        return "auction"
+    def kind(self) -> PendingKind:
+        return PendingKind.AUCTION
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,29 +163,29 @@ class PaymentPending(Pending):
     queue: tuple[tuple[int, int, int], ...]
 
     @property
-    def kind(self) -> str:
-        return "payment"
+    def kind(self) -> PendingKind:
+        return PendingKind.PAYMENT
 
 
 @dataclass(frozen=True, slots=True)
 class JackpotPending(Pending):
     @property
-    def kind(self) -> str:
-        return "jackpot"
+    def kind(self) -> PendingKind:
+        return PendingKind.JACKPOT
 
 
 @dataclass(frozen=True, slots=True)
 class BusPending(Pending):
     @property
-    def kind(self) -> str:
-        return "bus"
+    def kind(self) -> PendingKind:
+        return PendingKind.BUS
 
 
 @dataclass(frozen=True, slots=True)
 class TeleportPending(Pending):
     @property
-    def kind(self) -> str:
-        return "teleport"
+    def kind(self) -> PendingKind:
+        return PendingKind.TELEPORT
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +234,7 @@ class State:
     last_card: int = 0
     #: the white dice of the last roll (utility rent uses their total)
     dice: tuple[int, int] | None = None
-    third: str | None = None
+    third: SpeedFace | None = None
     #: when the current roll window closes (kept across bail, R16)
     turn_deadline: float = 0.0
     #: doubles rolled in the current turn
@@ -240,7 +277,7 @@ class Draft(State):
         drawn_cards: int
         last_card: int
         dice: tuple[int, int] | None
-        third: str | None
+        third: SpeedFace | None
         turn_deadline: float
         doubles: int
         roll_again: bool

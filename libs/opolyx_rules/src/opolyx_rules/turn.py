@@ -12,6 +12,8 @@ from .assets import opponents, prop, rent_due
 from .board import (
     BOARD_SIZE,
     GROUP_SQUARES,
+    IS_PROPERTY,
+    PROPERTY_SLOT,
     PROPERTY_SQUARES,
     SQUARES,
     SquareKind,
@@ -50,7 +52,7 @@ from .events import (
     TurnStarted,
 )
 from .modes import Feature
-from .state import Then
+from .state import MoveHow, SpeedFace, Then
 
 
 def bank_sink(ctx: Ctx) -> int:
@@ -90,9 +92,10 @@ def end_turn(ctx: Ctx) -> None:
     s = ctx.s
     seat = s.current_seat
     # Offers are made during a turn (by its player, or by a debtor in a pause within
-    # it) and expire with it (R10).
-    for offer in s.offers:
-        ctx.emit(OfferClosed(offer.id, "turn_ended"))
+    # it) and expire with it (R10, R23.12).
+    if s.offers:
+        for offer in s.offers:
+            ctx.emit(OfferClosed(offer.id, "turn_ended"))
     ctx.emit(TurnEnded(seat))
     nxt = next_active_seat(ctx, seat)
     n = len(s.seats)
@@ -134,7 +137,7 @@ def landed(ctx: Ctx) -> None:
         if target is None:
             ctx.emit(JumpSkipped(seat))
         else:
-            move_to(ctx, seat, target, "jump")
+            move_to(ctx, seat, target, MoveHow.JUMP)
             return
     if s.roll_again:
         offer_roll(ctx, seat)
@@ -150,7 +153,7 @@ def roll(ctx: Ctx, seat: int) -> None:
     st = s.seats[seat]
     white, rng_after, script_after = draw_dice(s.rng, s.script)
     a, b = white
-    third: str | None = None
+    third: SpeedFace | None = None
     use_third = (
         s.config.third_die_from_round is not None
         and s.round >= s.config.third_die_from_round
@@ -158,14 +161,14 @@ def roll(ctx: Ctx, seat: int) -> None:
     )
     if use_third:
         third, _, _ = draw_speed_die(rng_after, script_after)
-    triples = third is not None and third.isdigit() and int(third) == a == b
+    triples = third is not None and third.number == a == b
     doubles = s.doubles
     roll_again = False
     if not st.in_jail and a == b:
         roll_again = True
         if not triples:
             doubles += 1
-    ctx.emit(DiceRolled(seat, white, third, doubles, roll_again, third == "x"))
+    ctx.emit(DiceRolled(seat, white, third, doubles, roll_again, third is SpeedFace.X))
     cfg = s.config
     if a + b == cfg.lucky_total and cfg.has(Feature.LUCKY_EIGHT):
         ctx.emit(Transfer(BANK, seat, cfg.lucky_payout, "lucky_eight"))
@@ -187,7 +190,7 @@ def continue_roll(ctx: Ctx) -> None:
     if st.in_jail:
         if a == b:
             ctx.emit(LeftJail(seat, "doubles"))
-            move_by(ctx, seat, a + b, "roll")
+            move_by(ctx, seat, a + b, MoveHow.ROLL)
             return
         attempts = st.jail_rolls + 1
         ctx.emit(JailRollFailed(seat, attempts))
@@ -202,13 +205,13 @@ def continue_roll(ctx: Ctx) -> None:
         end_turn(ctx)
         return
     third = s.third
-    if third is not None and third.isdigit() and int(third) == a == b:
+    if third is not None and third.number == a == b:
         ctx.emit(TeleportOffered(seat, ctx.now + s.config.turn_seconds))
-    elif third == "bus":
+    elif third is SpeedFace.BUS:
         ctx.emit(BusOffered(seat, ctx.now + s.config.turn_seconds))
     else:
-        extra = int(third) if third is not None and third.isdigit() else 0
-        move_by(ctx, seat, a + b + extra, "roll")
+        extra = third.number if third is not None else 0
+        move_by(ctx, seat, a + b + extra, MoveHow.ROLL)
 
 
 def choose_bus(ctx: Ctx, seat: int, move: str, automatic: bool = False) -> None:
@@ -216,7 +219,7 @@ def choose_bus(ctx: Ctx, seat: int, move: str, automatic: bool = False) -> None:
     a, b = ctx.s.dice
     steps = {"sum": a + b, "first": a, "second": b}[move]
     ctx.emit(BusChosen(seat, move, automatic))
-    move_by(ctx, seat, steps, "bus")
+    move_by(ctx, seat, steps, MoveHow.BUS)
 
 
 def teleport(ctx: Ctx, seat: int, square: int, automatic: bool = False) -> None:
@@ -227,7 +230,7 @@ def teleport(ctx: Ctx, seat: int, square: int, automatic: bool = False) -> None:
 # -- moving --------------------------------------------------------------------------------
 
 
-def move_by(ctx: Ctx, seat: int, steps: int, how: str) -> None:
+def move_by(ctx: Ctx, seat: int, steps: int, how: MoveHow) -> None:
     frm = ctx.s.seats[seat].position
     to = (frm + steps) % BOARD_SIZE
     # Landing exactly on Start is paid by resolving the square (salary + bonus).
@@ -235,13 +238,13 @@ def move_by(ctx: Ctx, seat: int, steps: int, how: str) -> None:
     _move(ctx, seat, frm, to, passed, how)
 
 
-def move_to(ctx: Ctx, seat: int, target: int, how: str) -> None:
+def move_to(ctx: Ctx, seat: int, target: int, how: MoveHow) -> None:
     frm = ctx.s.seats[seat].position
     steps = distance(frm, target) or BOARD_SIZE
     move_by(ctx, seat, steps, how)
 
 
-def _move(ctx: Ctx, seat: int, frm: int, to: int, passed: bool, how: str) -> None:
+def _move(ctx: Ctx, seat: int, frm: int, to: int, passed: bool, how: MoveHow) -> None:
     ctx.emit(Moved(seat, frm, to, passed, how))
     if passed:
         ctx.emit(Transfer(BANK, seat, ctx.s.config.salary, "salary"))
@@ -280,8 +283,8 @@ def land(ctx: Ctx, seat: int) -> None:
     sq = SQUARES[square]
     kind = sq.kind
     cfg = s.config
-    if sq.is_property:
-        owner = prop(s, square).owner
+    if IS_PROPERTY[square]:
+        owner = s.props[PROPERTY_SLOT[square]].owner
         if owner is None:
             if s.seats[seat].cash >= sq.price:
                 ctx.emit(BuyOffered(seat, square, ctx.now + cfg.turn_seconds))
@@ -385,13 +388,13 @@ def draw_event_card(ctx: Ctx, seat: int) -> None:
         else:
             landed(ctx)
     elif card.advance_to is not None:
-        move_to(ctx, seat, card.advance_to, "card")
+        move_to(ctx, seat, card.advance_to, MoveHow.CARD)
     elif card.advance_to_group is not None:
         here = s.seats[seat].position
-        move_to(ctx, seat, nearest_ahead(here, GROUP_SQUARES[card.advance_to_group]), "card")
+        move_to(ctx, seat, nearest_ahead(here, GROUP_SQUARES[card.advance_to_group]), MoveHow.CARD)
     elif card.back:
         frm = s.seats[seat].position
-        ctx.emit(Moved(seat, frm, (frm - card.back) % BOARD_SIZE, False, "card"))
+        ctx.emit(Moved(seat, frm, (frm - card.back) % BOARD_SIZE, False, MoveHow.CARD))
         land(ctx, seat)
     elif card.jail:
         ctx.emit(SentToJail(seat, "card"))

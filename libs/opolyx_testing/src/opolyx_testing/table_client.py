@@ -49,6 +49,8 @@ from opolyx_contracts.table import (
     TableCreated,
     TableEvents,
 )
+from opolyx_rules import command_to_json, state_from_json
+from opolyx_rules import simple_policy as rules_simple_policy
 
 from opolyx_testing.streams import read_stored
 
@@ -58,33 +60,14 @@ RETRYABLE_CODES = frozenset({NOT_OWNER, UNAVAILABLE, BUSY})
 
 Policy = Callable[[DecisionRequest], GameCommand | None]
 
-# What a plain bot prefers to do, first match wins (offers are never enumerated).
-_PREFERENCE = (
-    "buy",
-    "roll",
-    "pay",
-    "pass",
-    "decline",
-    "jackpot_decline",
-    "bus",
-    "teleport",
-    "reject",
-    "pay_bail",
-    "mortgage",
-    "sell",
-    "bankrupt",
-)
-
 
 def simple_policy(request: DecisionRequest) -> GameCommand | None:
-    """A legal, progress-making choice (buys what it can, never bids, resigns last)."""
-    by_type: dict[str, GameCommand] = {}
-    for command in request.legal:
-        by_type.setdefault(command.type, command)
-    for kind in _PREFERENCE:
-        if kind in by_type:
-            return by_type[kind]
-    return request.legal[0] if request.legal else None
+    """The rules library's simple policy (``opolyx_rules.simple_policy``) for the asked
+    seat, on the request's public view; None when the seat has nothing to decide."""
+    if not request.legal:
+        return None
+    state = state_from_json(request.state.model_dump(mode="json"))
+    return parse_command(command_to_json(rules_simple_policy(state, request.seat)))
 
 
 class TableClient:

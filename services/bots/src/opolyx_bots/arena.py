@@ -10,10 +10,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from opolyx_rules import apply, awaiting, legal_commands, new_game
-from opolyx_rules.commands import Command, RejectOffer
-from opolyx_rules.simulate import simple_policy
-from opolyx_rules.state import State
+from opolyx_rules import (
+    Command,
+    State,
+    apply,
+    awaiting,
+    legal_commands,
+    new_game,
+    simple_policy,
+)
 
 from opolyx_bots.strategy import choose
 from opolyx_bots.styles import STYLES
@@ -35,16 +40,9 @@ def bot_decider(style_name: str, rng: random.Random) -> Decider:
     return decide
 
 
-def simple_decider(state: State, seat: int) -> Command:
-    # The built-in policy never trades: it turns down every offer it receives.
-    for offer in state.offers:
-        if offer.to == seat:
-            return RejectOffer(seat, offer.id)
-    return simple_policy(state, seat)
-
-
 def decider_for(name: str, rng: random.Random) -> Decider:
-    return simple_decider if name == SIMPLE else bot_decider(name, rng)
+    # The library's simple policy (it turns down every offer it receives).
+    return simple_policy if name == SIMPLE else bot_decider(name, rng)
 
 
 def play(

@@ -9,27 +9,18 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from opolyx_rules.assets import (
-    base_rent,
-    net_worth,
-    prop,
-    rent_due,
-    rent_tax_withheld,
-    unmortgage_cost,
-)
-from opolyx_rules.board import (
+from opolyx_rules import (
     BOARD_SIZE,
     GO_TO_JAIL,
     GROUP_SQUARES,
     SQUARES,
     STREET_GROUPS,
-    SquareKind,
-)
-from opolyx_rules.commands import (
     AcceptOffer,
+    AuctionPending,
     Bid,
     Build,
     Buy,
+    BuyPending,
     ChooseBus,
     Command,
     DeclareBankruptcy,
@@ -37,24 +28,28 @@ from opolyx_rules.commands import (
     JackpotBet,
     JackpotDecline,
     Mortgage,
+    Offer,
     OfferTrade,
     Pass,
     Pay,
     PayBail,
+    PaymentPending,
     RejectOffer,
     Roll,
     Sell,
+    SquareKind,
+    State,
     Teleport,
     Unmortgage,
+    base_rent,
+    can_offer,
+    check_offer,
+    net_worth,
+    property_state,
+    rent_due,
+    rent_tax_withheld,
+    unmortgage_cost,
 )
-from opolyx_rules.state import (
-    AuctionPending,
-    BuyPending,
-    Offer,
-    PaymentPending,
-    State,
-)
-from opolyx_rules.trade import can_offer, check_offer
 
 from opolyx_bots.styles import STYLES, Style
 from opolyx_bots.valuation import (
@@ -277,7 +272,9 @@ def _lift(
         return None
     cash = state.seats[seat].cash
     groups = {
-        g for g in STREET_GROUPS if all(prop(state, q).owner == seat for q in GROUP_SQUARES[g])
+        g
+        for g in STREET_GROUPS
+        if all(property_state(state, q).owner == seat for q in GROUP_SQUARES[g])
     }
     best = max(
         options,
@@ -308,7 +305,7 @@ def _build(
 
     def gain(command: Build) -> float:
         sq = SQUARES[command.square]
-        now = prop(state, command.square)
+        now = property_state(state, command.square)
         current = base_rent(state, command.square)
         return (sq.rents[now.buildings + 1] - current) / sq.building_cost
 
@@ -316,7 +313,7 @@ def _build(
     cost = SQUARES[best.square].building_cost
     # Up to three buildings rent rises steeply: build them on a thin cushion.
     cushion = keep * style.build_reserve_factor
-    if prop(state, best.square).buildings < 3:
+    if property_state(state, best.square).buildings < 3:
         cushion = min(cushion, _thin_cushion(style))
     if cash - cost >= cushion:
         return best
@@ -328,7 +325,9 @@ def _thin_cushion(style: Style) -> float:
 
 
 def _builds_below_three(state: State, legal: Sequence[Command]) -> list[Build]:
-    return [c for c in legal if isinstance(c, Build) and prop(state, c.square).buildings < 3]
+    return [
+        c for c in legal if isinstance(c, Build) and property_state(state, c.square).buildings < 3
+    ]
 
 
 def _fund_building(
@@ -401,7 +400,7 @@ def landing_score(state: State, seat: int, square: int, style: Style, passes_sta
     sq = SQUARES[square]
     me = state.seats[seat]
     if sq.is_property:
-        p = prop(state, square)
+        p = property_state(state, square)
         if p.owner is None:
             if me.cash - sq.price >= reserve(state, seat, style) // 2:
                 score += 300 + square_value(state, seat, square, style) - sq.price
@@ -533,7 +532,7 @@ def _gift_to_ally(state: State, seat: int, ally: int) -> OfferTrade | None:
     for group in STREET_GROUPS:
         if not _tradeable_group(state, group, ally, seat):
             continue
-        props = [prop(state, q) for q in GROUP_SQUARES[group]]
+        props = [property_state(state, q) for q in GROUP_SQUARES[group]]
         if not any(p.owner == ally for p in props):
             continue
         give = tuple(p.square for p in props if p.owner == seat)
@@ -549,17 +548,19 @@ def _swaps(state: State, seat: int, other: int) -> list[tuple[tuple[int, ...], t
     givable = [g for g in STREET_GROUPS if _tradeable_group(state, g, other, seat)]
     swaps = []
     for want in wanted:
-        take = tuple(q for q in GROUP_SQUARES[want] if prop(state, q).owner == other)
+        take = tuple(q for q in GROUP_SQUARES[want] if property_state(state, q).owner == other)
         for give_group in givable:
             if give_group == want:
                 continue
-            give = tuple(q for q in GROUP_SQUARES[give_group] if prop(state, q).owner == seat)
+            give = tuple(
+                q for q in GROUP_SQUARES[give_group] if property_state(state, q).owner == seat
+            )
             swaps.append((give, take))
     return swaps
 
 
 def _tradeable_group(state: State, group: str, a: int, b: int) -> bool:
-    props = [prop(state, q) for q in GROUP_SQUARES[group]]
+    props = [property_state(state, q) for q in GROUP_SQUARES[group]]
     return all(p.owner in (a, b) and p.buildings == 0 for p in props) and any(
         p.owner == b for p in props
     )

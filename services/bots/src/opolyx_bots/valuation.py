@@ -3,9 +3,18 @@ a whole position, and a trade. Pure functions of the rules library's state."""
 
 from __future__ import annotations
 
-from opolyx_rules.assets import are_allies, base_rent, prop
-from opolyx_rules.board import GROUP_SQUARES, PROPERTY_SLOT, SQUARES, STREET_GROUPS, SquareKind
-from opolyx_rules.state import State, with_fields
+from opolyx_rules import (
+    GROUP_SQUARES,
+    PROPERTY_SLOT,
+    SQUARES,
+    STREET_GROUPS,
+    SquareKind,
+    State,
+    are_allies,
+    base_rent,
+    property_state,
+    with_fields,
+)
 
 from opolyx_bots.styles import Style
 
@@ -41,7 +50,9 @@ def danger(state: State, seat: int) -> int:
             continue
         sq = SQUARES[p.square]
         if sq.kind is SquareKind.UTILITY:
-            held = sum(1 for q in GROUP_SQUARES["utility"] if prop(state, q).owner == p.owner)
+            held = sum(
+                1 for q in GROUP_SQUARES["utility"] if property_state(state, q).owner == p.owner
+            )
             worst = max(worst, TYPICAL_DICE * (40 if held == 1 else 100))
         else:
             worst = max(worst, base_rent(state, p.square))
@@ -69,7 +80,7 @@ def square_value(state: State, seat: int, square: int, style: Style) -> int:
     """What owning ``square`` (unbuilt, unmortgaged) is worth to ``seat``, in money."""
     sq = SQUARES[square]
     price = sq.price
-    others = [prop(state, q) for q in GROUP_SQUARES[sq.group] if q != square]
+    others = [property_state(state, q) for q in GROUP_SQUARES[sq.group] if q != square]
     mine = sum(1 for p in others if friendly(state, p.owner, seat))
     foreign = [
         p.owner for p in others if p.owner is not None and not friendly(state, p.owner, seat)
@@ -99,7 +110,7 @@ def completed_groups(state: State, seat: int) -> set[str]:
     return {
         g
         for g in STREET_GROUPS
-        if all(friendly(state, prop(state, q).owner, seat) for q in GROUP_SQUARES[g])
+        if all(friendly(state, property_state(state, q).owner, seat) for q in GROUP_SQUARES[g])
     }
 
 
@@ -117,7 +128,7 @@ def position_value(state: State, seat: int, style: Style) -> int:
         value += int(style.group_weight * MONOPOLY_BONUS * group_price)
     # partial groups without a foreign owner are halfway to a monopoly
     for g in STREET_GROUPS:
-        owners = {prop(state, q).owner for q in GROUP_SQUARES[g]}
+        owners = {property_state(state, q).owner for q in GROUP_SQUARES[g]}
         if seat in owners and owners <= {seat, None} and None in owners:
             value += int(0.1 * sum(SQUARES[q].price for q in GROUP_SQUARES[g]))
     return value
