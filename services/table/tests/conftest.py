@@ -33,22 +33,24 @@ def client(client_nc: Client) -> TableClient:
 async def start_table(nats_server: NatsServer) -> AsyncIterator[StartTable]:
     """Start table-service instances in this process (as NATS role "table"); all are stopped
     after the test."""
-    started: list[tuple[TableInstance, Client, Client]] = []
+    started: list[tuple[TableInstance, Client]] = []
 
     async def start(instance_id: str = "t1", **config: object) -> TableInstance:
         nc = await nats_server.connect("table", name=instance_id)
-        lease_nc = await nats_server.connect("table", name=f"{instance_id}-leases")
         settings = TableConfig.model_validate({"lease_ttl": 2.0, "bot_reask": 1.0, **config})
         storage = await Storage.open(nc, lease_ttl=settings.lease_ttl)
-        instance = TableInstance(nc, lease_nc, storage, settings, instance_id)
+
+        def connect_leases() -> Awaitable[Client]:
+            return nats_server.connect("table", name=f"{instance_id}-leases")
+
+        instance = TableInstance(nc, connect_leases, storage, settings, instance_id)
         await instance.start()
-        started.append((instance, nc, lease_nc))
+        started.append((instance, nc))
         while not instance.ready:
             await asyncio.sleep(0.01)
         return instance
 
     yield start
-    for instance, nc, lease_nc in reversed(started):
+    for instance, nc in reversed(started):
         await instance.stop()
         await nc.drain()
-        await lease_nc.drain()

@@ -18,8 +18,8 @@ import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts import game
-from opolyx_contracts.subjects import TABLE_CREATE, table_command, table_partition
-from opolyx_contracts.table import SeatSpec, TableCommand
+from opolyx_contracts.subjects import TABLE_CREATE, table_command, table_partition, table_update
+from opolyx_contracts.table import SeatSpec, TableCommand, TableUpdate
 from opolyx_service import configure_tracing
 from opolyx_table.instance import TableInstance
 from opolyx_table.jobs import CommandJob
@@ -27,6 +27,7 @@ from opolyx_table.settings import TableConfig
 from opolyx_table.store import Storage
 from opolyx_testing import NatsServer, script_path
 from opolyx_testing.table_client import BotSeats, TableClient, check_contiguous
+from prometheus_client import generate_latest
 
 StartTable = Callable[..., Awaitable[TableInstance]]
 
@@ -421,7 +422,7 @@ async def test_a_stale_second_writer_is_fenced_off_and_the_history_stays_linear(
     zombie_nc = await nats_server.connect()
     try:
         storage = await Storage.open(zombie_nc, lease_ttl=2.0)
-        zombie = TableInstance(zombie_nc, zombie_nc, storage, TableConfig(), "zombie")
+        zombie = TableInstance(zombie_nc, nats_server.connect, storage, TableConfig(), "zombie")
         stale = await zombie.partitions.load(key, json.loads(entry.value), entry.revision)
         # ... while the owner goes on.
         await _play(client, created.table_id, 2, "owner")
@@ -493,3 +494,117 @@ async def test_a_traced_command_carries_its_trace_into_the_stored_events(
     )
     assert stored.headers is not None
     assert stored.headers["traceparent"].split("-")[1] == trace_id
+
+
+async def test_every_stored_batch_is_published_as_an_update_with_view_and_decisions(
+    start_table: StartTable, client: TableClient, client_nc: Client
+) -> None:
+    await start_table()
+    updates: list[TableUpdate] = []
+
+    async def collect(msg: Msg) -> None:
+        updates.append(TableUpdate.model_validate_json(msg.data))
+
+    table_id = "watched-table"
+    sub = await client_nc.subscribe(table_update(table_id), cb=collect)
+    await client_nc.flush()
+    await client_nc.flush()
+    created = await client.create("classic", _humans(2), seed=61, table_id=table_id)
+    await _play(client, created.table_id, 6, "w")
+    await asyncio.sleep(0.3)
+    await sub.unsubscribe()
+    batches = await client.read_events(created.table_id)
+    # Every stored event reached the watchers, in order, once.
+    published = [record for update in updates for record in update.events]
+    assert [r.seq for r in published] == list(range(1, check_contiguous(batches) + 1))
+    assert published == [record for batch in batches for record in batch.events]
+    last = updates[-1]
+    view = await _current(client, created.table_id)
+    assert last.version == view["version"]
+    assert last.view.model_dump(mode="json") == view["state"]
+    # The pending decisions carry exactly what the table would list as legal.
+    for decision in last.pending:
+        legal = (await client.view(created.table_id, decision.seat))["legal"]
+        assert [c.model_dump(mode="json") for c in decision.legal] == legal
+    assert {d.seat for d in last.pending} == {view["state"]["pending"]["seat"]}
+
+
+async def test_beyond_its_bound_on_commands_in_flight_an_instance_answers_busy(
+    start_table: StartTable, client: TableClient, client_nc: Client
+) -> None:
+    await start_table(max_in_flight=2)
+    tables = [await client.create("classic", _humans(2), seed=70 + i) for i in range(8)]
+    views = [await _current(client, t.table_id) for t in tables]
+    bodies = [
+        TableCommand(
+            command_id=f"flood-{i}",
+            player_id=f"p{view['state']['pending']['seat']}",
+            command=game.Roll(),
+        )
+        for i, view in enumerate(views)
+    ]
+    replies = await asyncio.gather(
+        *(
+            client_nc.request(table_command(t.table_id), body.model_dump_json().encode(), timeout=5)
+            for t, body in zip(tables, bodies, strict=True)
+        )
+    )
+    answers = [json.loads(r.data) for r in replies]
+    busy = [i for i, a in enumerate(answers) if not a["ok"]]
+    assert busy, "some commands found the instance at its bound"
+    assert {answers[i]["error"]["code"] for i in busy} == {"service/busy"}
+    for i in busy:
+        stored = await client.read_events(tables[i].table_id)
+        assert f"flood-{i}" not in [b.command_id for b in stored], "a busy command applies nothing"
+        # Retried later with the same id, it is applied.
+        again = await client.command(
+            tables[i].table_id, bodies[i].player_id, bodies[i].command, f"flood-{i}"
+        )
+        assert again["ok"], again
+
+
+async def test_an_idle_table_brings_its_snapshot_up_to_date(
+    start_table: StartTable, client: TableClient, client_nc: Client
+) -> None:
+    await start_table(snapshot_every=1000, snapshot_idle=0.3)
+    created = await client.create("classic", _humans(2), seed=81)
+    last = await _play(client, created.table_id, 4, "idle")
+    _, entry = await _snapshot(client_nc, created.table_id)
+    assert json.loads(entry.value)["seq"] < last["seq"], "no snapshot per command"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        _, entry = await _snapshot(client_nc, created.table_id)
+        if json.loads(entry.value)["seq"] == last["seq"]:
+            break
+        await asyncio.sleep(0.1)
+    assert json.loads(entry.value)["seq"] == last["seq"]
+
+
+async def test_a_table_whose_stored_events_do_not_parse_is_quarantined_alone(
+    start_table: StartTable, client: TableClient, client_nc: Client
+) -> None:
+    first = await start_table("first")
+    forged = await client.create("classic", _humans(2), seed=91)
+    healthy = await client.create("classic", _humans(2), seed=92)
+    await first.stop()
+    # A message nobody but the table service should write (in production NATS refuses it).
+    body = {
+        "v": 1, "table_id": forged.table_id, "source": "rules", "first_seq": 2, "last_seq": 2,
+        "version": 2, "at": 0.0, "write_id": "forged",
+        "events": [{"seq": 2, "version": 2, "event": {"type": "money_printed", "amount": 10**6}}],
+    }  # fmt: skip
+    await client_nc.jetstream().publish(
+        f"opolyx.table.{forged.table_id}.events", json.dumps(body).encode()
+    )
+    second = await start_table("second")
+    refused = await client.command(forged.table_id, "p0", {"type": "roll"}, "after-forgery")
+    assert refused["ok"] is False
+    assert "cannot be loaded" in refused["error"]["message"]
+    assert forged.table_id in second.tables and second.tables[forged.table_id].quarantined
+    view = await _current(client, healthy.table_id)
+    ok = await client.command(
+        healthy.table_id, f"p{view['state']['pending']['seat']}", {"type": "roll"}, "healthy"
+    )
+    assert ok["ok"], ok
+    metrics = generate_latest(second.registry).decode()
+    assert "table_quarantined_total 1.0" in metrics

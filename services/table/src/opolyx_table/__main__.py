@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from opolyx_service import ServiceRuntime, get_logger, run_service
+from collections.abc import Awaitable
+
+from nats.aio.client import Client
+from opolyx_service import ServiceRuntime, connect_nats, get_logger, run_service
 
 from opolyx_table.instance import TableInstance
 from opolyx_table.settings import TableSettings
@@ -20,8 +23,11 @@ async def serve(runtime: ServiceRuntime) -> None:
     runtime.health.add_readiness_check("serving", lambda: bool(started) and started[0].ready)
     # Waits for NATS with backoff, adds a "nats" readiness check, drains at shutdown.
     nc = await runtime.connect_nats(name=f"table-{runtime.instance_id}")
-    # Leases on a connection of their own: a renewal never queues behind commands.
-    lease_nc = await runtime.connect_nats(name=f"table-{runtime.instance_id}-leases")
+
+    def connect_leases() -> Awaitable[Client]:
+        # Called in the lease thread: a connection of its own, on that thread's loop.
+        return connect_nats(settings.nats, f"table-{runtime.instance_id}-leases")
+
     storage = await Storage.open(
         nc,
         lease_ttl=config.lease_ttl,
@@ -29,7 +35,9 @@ async def serve(runtime: ServiceRuntime) -> None:
         duplicate_window=config.duplicate_window,
         events_max_age=config.events_max_age,
     )
-    instance = TableInstance(nc, lease_nc, storage, config, runtime.instance_id, runtime.registry)
+    instance = TableInstance(
+        nc, connect_leases, storage, config, runtime.instance_id, runtime.registry
+    )
     await instance.start()
     started.append(instance)
     # Registered last, so it runs first at shutdown: the leases go back at once.

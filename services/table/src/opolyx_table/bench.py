@@ -1,15 +1,20 @@
-"""Table-service benchmark on a real local nats-server (JetStream on disk).
+"""Table-service benchmark: today's code beside the baseline's and beside raw NATS, one run.
 
-    python -m opolyx_table.bench [--tables 200] [--seconds 10] [--idle 1000]
+    python -m opolyx_table.bench [--rounds 2] [--tables 200] [--active 1000] [--seconds 8]
 
-Starts a nats-server, one `opolyx-table` process and, as the baseline, a plain nats-py
-responder process; then prints, next to the raw request-reply round trip measured in the
-same run:
-- one command at a time on one table: p50/p99 latency and the ratio to the raw round trip;
-- many tables at once (bots answered by this process as fast as decisions come):
-  commands per second, p50/p99;
-- memory per idle table (service RSS growth over N freshly created tables / N).
-Every command is durable when answered (events in JetStream, snapshot in KV).
+Sides, each on a nats-server of its own (JetStream on disk), phases interleaved
+(A B A B, never all of A then all of B):
+- floor: a plain nats-py responder in its own process (raw request-reply round trip);
+- baseline: the table service of `bench/baseline.py`'s commit (a worktree, the same venv);
+- current: today's table service.
+
+Phases per side and round: one command at a time on one table (p50/p99; ratio to the floor
+measured just before on the same server); `--tables` tables played by bots as fast as their
+decisions come (commands/s; ratio to the baseline). Once per side: memory per idle table
+(service RSS growth over `--idle` new tables), and `--active` tables at full speed (lease
+losses from the service's log, NoRespondersError and `service/busy` replies seen by the
+bots). Every command is durable when answered. The bots are this process, answering with
+plain JSON (not the pydantic models) so they are not the bottleneck.
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
+import random
 import signal
 import socket
 import statistics
@@ -27,7 +32,9 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +42,24 @@ import nats
 import orjson
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.errors import NoRespondersError
 from opolyx_contracts.subjects import BOTS_DECIDE, BOTS_QUEUE, TABLE_CREATE
 from opolyx_contracts.table import CreateTable, SeatSpec
 
+REPO = Path(__file__).resolve().parents[4]
+sys.path.insert(0, str(REPO / "bench"))
+
+# bench/baseline.py: found through the path above (not a package of the workspace).
+from baseline import (  # type: ignore[import-not-found,unused-ignore]  # noqa: E402
+    BASELINE_COMMIT,
+    baseline_env,
+    current_env,
+)
+
 ECHO_SUBJECT = "bench.echo"
 PREFERENCE = ("buy", "roll", "pay", "pass", "decline", "jackpot_decline", "bus", "teleport")
+TARGET_P50_TO_FLOOR = 2.0
+TARGET_THROUGHPUT_TO_BASELINE = 2.0
 
 
 def _scripts_dir() -> Path:
@@ -77,7 +97,7 @@ def nats_server(store: Path) -> Iterator[tuple[str, int]]:
 @contextlib.contextmanager
 def child(argv: list[str], env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("wb") as out:
-        process = subprocess.Popen(argv, env={**os.environ, **env}, stdout=out, stderr=out)
+        process = subprocess.Popen(argv, env=env, stdout=out, stderr=out)
     try:
         yield process
     finally:
@@ -105,7 +125,7 @@ def rss_kib(pid: int) -> int:
 
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 async def serve_echo(url: str) -> None:
@@ -124,7 +144,7 @@ async def serve_echo(url: str) -> None:
 
 async def raw_round_trips(nc: Client, count: int) -> list[float]:
     body = b'{"v":1,"command_id":"x","player_id":"p","command":{"type":"roll"}}'
-    for _ in range(200):
+    for _ in range(100):
         await nc.request(ECHO_SUBJECT, body, timeout=5)
     samples = []
     for _ in range(count):
@@ -145,21 +165,28 @@ async def wait_for_service(nc: Client) -> None:
     raise RuntimeError("table service did not answer")
 
 
-async def create(nc: Client, seats: list[SeatSpec], seed: int) -> dict[str, Any]:
+async def create(nc: Client, seats: list[SeatSpec], seed: int) -> None:
     body = CreateTable(mode="classic", seats=seats, seed=seed).model_dump_json().encode()
-    reply: dict[str, Any] = json.loads((await nc.request(TABLE_CREATE, body, timeout=10)).data)
-    if not reply.get("ok"):
-        raise RuntimeError(f"create failed: {reply}")
-    return reply
+    for _ in range(100):
+        reply: dict[str, Any] = orjson.loads(
+            (await nc.request(TABLE_CREATE, body, timeout=20)).data
+        )
+        if reply.get("ok"):
+            return
+        await asyncio.sleep(0.05)  # a partition not owned yet
+    raise RuntimeError(f"create failed: {reply}")
 
 
 class BotDriver:
-    """Answers every decision request at once and times each command's round trip."""
+    """Answers every decision request at once and times each command's round trip; a
+    `service/busy` answer is retried (same command id) after a short random backoff."""
 
     def __init__(self, nc: Client) -> None:
         self.nc = nc
         self.latencies: list[float] = []
-        self.errors = 0
+        self.codes: Counter[str] = Counter()
+        self.no_responders = 0
+        self.timeouts = 0
         self.recording = False
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -173,7 +200,6 @@ class BotDriver:
         task.add_done_callback(self._tasks.discard)
 
     async def _answer(self, msg: Msg) -> None:
-        # Plain JSON rather than the pydantic models: the client must not be the bottleneck.
         request: dict[str, Any] = orjson.loads(msg.data)
         legal = request["legal"]
         by_type = {str(c.get("type")): c for c in reversed(legal)}
@@ -182,6 +208,8 @@ class BotDriver:
             command = legal[0] if legal else None
         if command is None:
             return
+        # The bots' wire form, exactly as they send it (no model: the client must not be
+        # the bottleneck).
         body = orjson.dumps(
             {
                 "v": 1,
@@ -191,47 +219,74 @@ class BotDriver:
                 "expected_version": request["version"],
             }
         )
-        started = time.perf_counter()
-        try:
-            reply = await self.nc.request(request["command_subject"], body, timeout=10)
-        except Exception:
-            self.errors += 1
-            return
-        elapsed = time.perf_counter() - started
-        if not orjson.loads(reply.data).get("ok"):
-            self.errors += 1
-        elif self.recording:
-            self.latencies.append(elapsed)
+        for attempt in range(50):
+            started = time.perf_counter()
+            try:
+                reply = await self.nc.request(request["command_subject"], body, timeout=10)
+            except NoRespondersError:
+                self.no_responders += 1
+                return
+            except Exception:
+                self.timeouts += 1
+                return
+            elapsed = time.perf_counter() - started
+            answer = orjson.loads(reply.data)
+            if answer.get("ok"):
+                if self.recording:
+                    self.latencies.append(elapsed)
+                return
+            code = str(answer["error"]["code"])
+            if self.recording:
+                self.codes[code] += 1
+            if code != "service/busy":
+                return
+            await asyncio.sleep(random.uniform(0.005, 0.02) * (1 + attempt))
 
 
-async def run(args: argparse.Namespace) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="opolyx-table-bench-"))
-    env = {"OPOLYX_LOG__LEVEL": "WARNING", "OPOLYX_HTTP__PORT": "-1"}
-    with nats_server(workdir / "js") as (url, nats_pid):
+@dataclass
+class Side:
+    name: str
+    env: dict[str, str]
+    floor_p50: list[float] = field(default_factory=list)
+    single: list[float] = field(default_factory=list)
+    throughput: list[float] = field(default_factory=list)
+    loaded_p50: list[float] = field(default_factory=list)
+    loaded_p99: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    idle_kb: float | None = None
+    active: dict[str, Any] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def side_processes(side: Side, workdir: Path, tag: str) -> Iterator[tuple[str, int, int]]:
+    env = {**side.env, "OPOLYX_LOG__LEVEL": "WARNING", "OPOLYX_HTTP__PORT": "-1"}
+    with nats_server(workdir / f"js-{tag}") as (url, nats_pid):
         env["OPOLYX_NATS__URL"] = url
         echo_argv = [sys.executable, "-m", "opolyx_table.bench", "--echo", url]
-        table_argv = [str(_scripts_dir() / "opolyx-table")]
-        if args.profile:
-            table_argv = [
-                sys.executable, "-m", "cProfile", "-o", args.profile, "-m", "opolyx_table",
-            ]  # fmt: skip
+        table_argv = [sys.executable, "-m", "opolyx_table"]
         with (
-            child(echo_argv, env, workdir / "echo.log"),
-            child(table_argv, env, workdir / "table.log") as table_process,
+            child(echo_argv, current_env(), workdir / f"echo-{tag}.log"),
+            child(table_argv, env, workdir / f"table-{tag}.log") as table,
         ):
-            nc = await nats.connect(url)
-            await wait_for_service(nc)
-            for _ in range(100):
-                with contextlib.suppress(Exception):
-                    await nc.request(ECHO_SUBJECT, b"", timeout=0.5)
-                    break
-                await asyncio.sleep(0.05)
-            raw = await raw_round_trips(nc, args.samples)
-            raw_p50 = statistics.median(raw)
+            yield url, table.pid, nats_pid
 
-            # Memory per idle table (human seats: nothing happens until a deadline).
+
+async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, index: int) -> None:
+    tag = f"{side.name.split('@')[0]}-{index}"
+    with side_processes(side, workdir, tag) as (url, table_pid, _):
+        nc = await nats.connect(url)
+        await wait_for_service(nc)
+        for _ in range(100):
+            with contextlib.suppress(Exception):
+                await nc.request(ECHO_SUBJECT, b"", timeout=0.5)
+                break
+            await asyncio.sleep(0.05)
+        side.floor_p50.append(statistics.median(await raw_round_trips(nc, args.samples)))
+
+        if index == 0:
+            # Memory per idle table (human seats: nothing happens for 75 s).
             await asyncio.sleep(0.5)
-            before = rss_kib(table_process.pid)
+            before = rss_kib(table_pid)
             for start in range(0, args.idle, 100):
                 await asyncio.gather(
                     *(
@@ -239,86 +294,171 @@ async def run(args: argparse.Namespace) -> None:
                         for n in range(start, min(args.idle, start + 100))
                     )
                 )
-            await asyncio.sleep(1.0)
-            after = rss_kib(table_process.pid)
+            await asyncio.sleep(args.snapshot_settle)
+            side.idle_kb = (rss_kib(table_pid) - before) * 1024 / 1000 / max(1, args.idle)
 
-            driver = BotDriver(nc)
-            await driver.start()
-            # One table, one command in flight: latency of the durable path.
-            driver.recording = True
-            games = 0
-            while len(driver.latencies) < args.samples:
-                # A game can end before enough samples: then the next one starts.
-                seen = len(driver.latencies)
-                await asyncio.sleep(0.5)
-                if len(driver.latencies) == seen:
-                    games += 1
-                    seats = [SeatSpec(player_id=f"g{games}b{i}", bot=True) for i in range(2)]
-                    await create(nc, seats, games)
-            driver.recording = False
-            single = list(driver.latencies)
-            await nc.drain()
+        driver = BotDriver(nc)
+        await driver.start()
+        driver.recording = True
+        games = 0
+        while len(driver.latencies) < args.samples:
+            seen = len(driver.latencies)
+            await asyncio.sleep(0.3)
+            if len(driver.latencies) == seen:  # a game ended (or none yet): start one
+                games += 1
+                seats = [SeatSpec(player_id=f"g{index}-{games}b{i}", bot=True) for i in range(2)]
+                await create(nc, seats, 1000 * index + games)
+        driver.recording = False
+        side.single.append(statistics.median(driver.latencies))
+        await nc.drain()
 
-            # Many tables: each answered as fast as its decisions come.
-            nc = await nats.connect(url)
-            driver = BotDriver(nc)
-            await driver.start()
+        nc = await nats.connect(url)
+        driver = BotDriver(nc)
+        await driver.start()
+        await asyncio.gather(
+            *(
+                create(nc, [SeatSpec(player_id=f"t{t}b{i}", bot=True) for i in range(4)], t)
+                for t in range(args.tables)
+            )
+        )
+        await asyncio.sleep(1.0)
+        driver.recording = True
+        started = time.perf_counter()
+        cpu_before = cpu_seconds(table_pid)
+        await asyncio.sleep(args.seconds)
+        side.cpu.append((cpu_seconds(table_pid) - cpu_before) / (time.perf_counter() - started))
+        driver.recording = False
+        elapsed = time.perf_counter() - started
+        side.throughput.append(len(driver.latencies) / elapsed)
+        side.loaded_p50.append(statistics.median(driver.latencies))
+        side.loaded_p99.append(percentile(driver.latencies, 0.99))
+        await nc.drain()
+
+
+async def measure_active(side: Side, args: argparse.Namespace, workdir: Path) -> None:
+    """`--active` tables at full speed: the service must stay in charge of its partitions."""
+    tag = f"{side.name.split('@')[0]}-active"
+    with side_processes(side, workdir, tag) as (url, _, _):
+        nc = await nats.connect(url)
+        await wait_for_service(nc)
+        driver = BotDriver(nc)
+        await driver.start()
+        for start in range(0, args.active, 200):
             await asyncio.gather(
                 *(
-                    create(nc, [SeatSpec(player_id=f"t{t}b{i}", bot=True) for i in range(4)], t)
-                    for t in range(args.tables)
+                    create(nc, [SeatSpec(player_id=f"a{t}b{i}", bot=True) for i in range(4)], t)
+                    for t in range(start, min(args.active, start + 200))
                 )
             )
-            await asyncio.sleep(1.0)
-            driver.recording = True
-            started = time.perf_counter()
-            cpu_before = [cpu_seconds(p) for p in (table_process.pid, nats_pid, os.getpid())]
-            await asyncio.sleep(args.seconds)
-            cpu_after = [cpu_seconds(p) for p in (table_process.pid, nats_pid, os.getpid())]
-            driver.recording = False
-            elapsed = time.perf_counter() - started
-            cpu_share = [
-                (a - b) / elapsed * 100 for a, b in zip(cpu_after, cpu_before, strict=True)
-            ]
-            loaded = list(driver.latencies)
-            errors = driver.errors
-            await nc.drain()
+        await asyncio.sleep(1.0)
+        driver.recording = True
+        started = time.perf_counter()
+        await asyncio.sleep(args.seconds)
+        elapsed = time.perf_counter() - started
+        driver.recording = False
+        log = (workdir / f"table-{tag}.log").read_text(errors="replace")
+        side.active = {
+            "commands_per_s": len(driver.latencies) / elapsed,
+            "p99_ms": percentile(driver.latencies, 0.99) * 1000,
+            "lease_losses": log.count("lease_lost"),
+            "no_responders": driver.no_responders,
+            "timeouts": driver.timeouts,
+            "busy": driver.codes.get("service/busy", 0),
+            "other_errors": sum(n for c, n in driver.codes.items() if c != "service/busy"),
+        }
+        await nc.drain()
 
-    ms = 1000.0
-    single_p50 = statistics.median(single)
-    per_table_kb = (after - before) * 1024 / 1000 / max(1, args.idle)
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f} ms"
+
+
+def report(
+    sides: list[Side], args: argparse.Namespace, load: tuple[list[float], list[float]]
+) -> None:
+    base, current = sides
     print("opolyx table-service benchmark (real nats-server, JetStream file storage)")
-    print(f"  baseline raw nats-py request-reply, one at a time ({len(raw)} samples):")
-    print(f"    p50 {raw_p50 * ms:.3f} ms   p99 {percentile(raw, 0.99) * ms:.3f} ms")
-    print(f"  table command, one at a time on one table ({len(single)} samples):")
+    print(f"  sides interleaved over {args.rounds} rounds: {base.name} | {current.name}")
+    print(f"  machine: {os.cpu_count()} cores; load average (1, 5, 15 min) at start "
+          f"{load[0][0]:.2f} {load[0][1]:.2f} {load[0][2]:.2f}, at end "
+          f"{load[1][0]:.2f} {load[1][1]:.2f} {load[1][2]:.2f}")  # fmt: skip
+    floor = statistics.median([*base.floor_p50, *current.floor_p50])
+    print(f"  floor: raw nats-py request-reply p50 {_ms(floor)} (median of every round)")
+    print("  one command at a time on one table, p50:")
+    for side in sides:
+        p50 = statistics.median(side.single)
+        ratio = p50 / statistics.median(side.floor_p50)
+        print(f"    {side.name:<20} {_ms(p50)}   {ratio:.2f}x the floor (same server, same round)")
+    cur_ratio = statistics.median(current.single) / statistics.median(current.floor_p50)
     print(
-        f"    p50 {single_p50 * ms:.3f} ms   p99 {percentile(single, 0.99) * ms:.3f} ms   "
-        f"ratio p50/raw p50 = {single_p50 / raw_p50:.2f}x   (target <= 3x)"
+        f"    current / baseline p50 = "
+        f"{statistics.median(current.single) / statistics.median(base.single):.2f}x   "
+        f"target current <= {TARGET_P50_TO_FLOOR:.0f}x the floor: "
+        f"{'met' if cur_ratio <= TARGET_P50_TO_FLOOR else 'MISSED'}"
     )
-    print(f"  table commands, {args.tables} tables at once for {elapsed:.1f} s:")
+    print(f"  {args.tables} tables played by bots at full speed for {args.seconds:.0f} s:")
+    for side in sides:
+        print(
+            f"    {side.name:<20} {statistics.median(side.throughput):,.0f} commands/s   "
+            f"p50 {_ms(statistics.median(side.loaded_p50))}   "
+            f"p99 {_ms(statistics.median(side.loaded_p99))}   "
+            f"table-service CPU {statistics.median(side.cpu) * 100:.0f}%"
+        )
+    speedup = statistics.median(current.throughput) / statistics.median(base.throughput)
     print(
-        f"    {len(loaded) / elapsed:,.0f} commands/s   (target >= 2,000)   "
-        f"p50 {statistics.median(loaded) * ms:.3f} ms   p99 {percentile(loaded, 0.99) * ms:.3f} ms"
-        f"   errors {errors}"
+        f"    current / baseline = {speedup:.2f}x   target >= "
+        f"{TARGET_THROUGHPUT_TO_BASELINE:.0f}x: "
+        f"{'met' if speedup >= TARGET_THROUGHPUT_TO_BASELINE else 'MISSED'}   "
+        f"(rounds: {', '.join(f'{t:,.0f}' for t in current.throughput)} vs "
+        f"{', '.join(f'{t:,.0f}' for t in base.throughput)})"
     )
-    print(
-        f"    CPU during the run: table service {cpu_share[0]:.0f}%, nats-server "
-        f"{cpu_share[1]:.0f}%, this client (bots) {cpu_share[2]:.0f}%   (machine has "
-        f"{os.cpu_count()} cores)"
-    )
-    print(
-        f"  memory per idle table: {per_table_kb:.1f} KB over {args.idle} tables   (target < 50 KB)"
-    )
+    print(f"  {args.active} active tables at full speed for {args.seconds:.0f} s:")
+    for side in sides:
+        a = side.active
+        if not a:
+            continue
+        print(
+            f"    {side.name:<20} {a['commands_per_s']:,.0f} commands/s  p99 {a['p99_ms']:.0f} ms"
+            f"  lease losses {a['lease_losses']}  NoRespondersError {a['no_responders']}"
+            f"  timeouts {a['timeouts']}  service/busy {a['busy']}  other errors "
+            f"{a['other_errors']}"
+        )
+    a = current.active
+    ok = a and a["lease_losses"] == 0 and a["no_responders"] == 0 and a["timeouts"] == 0
+    print(f"    target zero lease losses and zero NoRespondersError: {'met' if ok else 'MISSED'}")
+    print(f"  memory per idle table ({args.idle} tables):")
+    for side in sides:
+        print(f"    {side.name:<20} {side.idle_kb:.1f} KB")
+
+
+async def run(args: argparse.Namespace) -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="opolyx-table-bench-"))
+    sides = [
+        Side(f"baseline@{BASELINE_COMMIT}", baseline_env()),
+        Side("current", current_env()),
+    ]
+    load_start = list(os.getloadavg())
+    for index in range(args.rounds):
+        # A B, then B A: neither side always runs first.
+        for side in sides if index % 2 == 0 else list(reversed(sides)):
+            await measure_round(side, args, workdir, index)
+    if args.active:
+        for side in reversed(sides):
+            await measure_active(side, args, workdir)
+    report(sides, args, (load_start, list(os.getloadavg())))
+    print(f"  logs: {workdir}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--tables", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--active", type=int, default=1000, help="0 skips the phase")
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--idle", type=int, default=1000)
+    parser.add_argument("--snapshot-settle", type=float, default=3.0, help=argparse.SUPPRESS)
     parser.add_argument("--echo", metavar="URL", help=argparse.SUPPRESS)
-    parser.add_argument("--profile", metavar="FILE", help="cProfile the table service into FILE")
     args = parser.parse_args()
     if args.echo:
         asyncio.run(serve_echo(args.echo))

@@ -169,7 +169,7 @@ class Creation:
                     Table.from_snapshot(stored[0], key, stored[1]), self.config.partitions
                 )
             )
-        await self.writer.store_table_events(table, [created_event(table)])
-        self.partitions.register(table)
+        creation = await self.writer.store_table_events(table, [created_event(table)])
+        self.partitions.register(table, [creation])
         log.info("table_created", table_id=table_id, partition=partition, mode=request.mode)
         return encode(created_reply(table, self.config.partitions))

@@ -80,7 +80,9 @@ class Handlers:
         self.spawn(self.creation.route(msg))
 
     async def _command(self, msg: Msg, table_id: str) -> None:
-        if self.jobs.in_flight >= self.config.max_in_flight:
+        # Commands queued on tables, plus messages still waiting in the subscriptions: past
+        # the bound, answering at once is the cheapest way to keep up.
+        if self.jobs.in_flight + self.partitions.backlog() >= self.config.max_in_flight:
             self.jobs.m_commands.labels("busy").inc()
             await self.jobs.reply(msg, BUSY_REPLY)
             return

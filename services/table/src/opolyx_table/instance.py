@@ -1,27 +1,28 @@
 """One table-service instance: the shell's parts wired together, started and stopped.
 
-Two NATS connections: one carries commands, events and replies; the other only the
-partition leases, renewed by their own task, so a renewal never waits behind commands in
-a socket buffer or a subscription queue (with both on one connection, 300+ busy tables
-made the heartbeat late enough to lose leases).
+The partition leases are kept by a thread of their own with its own NATS connection
+(`leases.LeaseKeeper`), so a renewal never waits behind commands in a socket buffer, a
+subscription queue or the service's event loop (with everything on one loop and one
+connection, 300+ busy tables made the heartbeat late enough to lose leases).
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable
 
 import opolyx_rules
 from nats.aio.client import Client
 from nats.aio.subscription import Subscription
-from opolyx_contracts.subjects import TABLE_CREATE, TABLE_LEASES_BUCKET
-from opolyx_service import ensure_kv
+from opolyx_contracts.subjects import TABLE_CREATE
+from opolyx_contracts.table import TableEvents
 from prometheus_client import CollectorRegistry
 
 from opolyx_table.announce import Announcer
 from opolyx_table.creation import Creation
 from opolyx_table.handlers import Handlers
 from opolyx_table.jobs import Jobs, Resume
-from opolyx_table.leases import PartitionLeases
+from opolyx_table.leases import LeaseKeeper
 from opolyx_table.outbox import Outbox
 from opolyx_table.partitions import Partitions
 from opolyx_table.scheduler import Scheduler
@@ -37,7 +38,7 @@ class TableInstance:
     def __init__(
         self,
         nc: Client,
-        lease_nc: Client,
+        connect_leases: Callable[[], Awaitable[Client]],
         storage: Storage,
         config: TableConfig,
         instance_id: str,
@@ -45,7 +46,6 @@ class TableInstance:
     ) -> None:
         registry = registry or CollectorRegistry()
         self.nc = nc
-        self.lease_nc = lease_nc
         self.storage = storage
         self.config = config
         self.instance_id = instance_id
@@ -71,7 +71,16 @@ class TableInstance:
         self.handlers = Handlers(self.partitions, self.jobs, self.creation, config)
         self.partitions.on_message = self.handlers.on_partition_message
         self.partitions.on_loaded = self._on_loaded
-        self.leases: PartitionLeases | None = None
+        self.leases = LeaseKeeper(
+            connect_leases,
+            instance_id,
+            config.partitions,
+            config.lease_ttl,
+            config.heartbeat_interval,
+            config.replicas,
+            self.partitions.acquire,
+            self.partitions.release,
+        )
         self._create_sub: Subscription | None = None
 
     @property
@@ -81,50 +90,30 @@ class TableInstance:
     @property
     def owned(self) -> set[int]:
         """The partitions this instance holds leases for."""
-        return set(self.leases.owned) if self.leases is not None else set()
+        return self.leases.owned
 
     @property
     def ready(self) -> bool:
-        return (
-            self.nc.is_connected
-            and self.lease_nc.is_connected
-            and self.leases is not None
-            and self.leases.rounds > 0
-        )
+        return self.nc.is_connected and self.leases.connected and self.leases.rounds > 0
 
     async def start(self) -> None:
         self.scheduler.start()
         self._create_sub = await self.nc.subscribe(
             TABLE_CREATE, queue="table", cb=self.handlers.on_create
         )
-        kv = await ensure_kv(
-            self.lease_nc.jetstream(timeout=self.storage.timeout),
-            TABLE_LEASES_BUCKET,
-            ttl=self.config.lease_ttl,
-            replicas=self.config.replicas,
-        )
-        self.leases = PartitionLeases(
-            kv,
-            self.instance_id,
-            self.config.partitions,
-            self.config.heartbeat_interval,
-            self.partitions.acquire,
-            self.partitions.release,
-        )
-        self.leases.start()
+        await self.leases.start()
 
     async def stop(self) -> None:
         """Hand every partition back at once (another instance takes over), then stop."""
         if self._create_sub is not None:
             with contextlib.suppress(Exception):
                 await self._create_sub.unsubscribe()
-        if self.leases is not None:
-            await self.leases.stop(release=True)
+        await self.leases.stop(release=True)
         await self.scheduler.stop()
         self.handlers.cancel()
 
-    def _on_loaded(self, table: Table) -> None:
-        self.jobs.enqueue(table, Resume())
+    def _on_loaded(self, table: Table, stored: list[TableEvents]) -> None:
+        self.jobs.enqueue(table, Resume(tuple(stored)))
 
     def _on_timer(self, table_id: str, job: object) -> None:
         table = self.partitions.tables.get(table_id)

@@ -69,6 +69,9 @@ class IdleCheck:
 class Resume:
     """A table just loaded or created: finish announcing, ask its bots, arm its timer."""
 
+    stored: tuple[TableEvents, ...] = ()
+    """Batches stored while loading or creating it, not published yet."""
+
 
 Job = CommandJob | Deadline | BotReask | IdleCheck | Resume
 
@@ -125,7 +128,7 @@ class Jobs:
                     elif isinstance(job, IdleCheck):
                         await self._idle(table, job)
                     else:
-                        await self.after_change(table, [])
+                        await self.after_change(table, list(job.stored))
                 except (Fenced, StoreUnavailable) as exc:
                     self._storage_failed(table, exc)
                 except Exception:

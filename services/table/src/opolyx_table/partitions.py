@@ -53,7 +53,7 @@ class Partitions:
         self.subs: dict[int, Subscription] = {}
         self.on_message: Handler | None = None
         """The NATS handler of a partition's subjects (set by the instance)."""
-        self.on_loaded: Callable[[Table], None] = lambda table: None
+        self.on_loaded: Callable[[Table, list[TableEvents]], None] = lambda table, stored: None
         """Called for every table loaded (re-arms its timer, asks its bots)."""
         self._m_tables = gauge(registry, "table_tables_loaded", "Tables held by this instance")
         self._m_partitions = gauge(registry, "table_partitions_owned", "Partitions leased")
@@ -98,13 +98,17 @@ class Partitions:
         self._m_partitions.set(len(self.subs))
         log.info("partition_released", partition=partition)
 
+    def backlog(self) -> int:
+        """Messages received for the partitions and not handled yet."""
+        return sum(sub.pending_msgs for sub in self.subs.values())
+
     def owns(self, partition: int) -> bool:
         return partition in self.subs
 
-    def register(self, table: Table) -> None:
+    def register(self, table: Table, stored: list[TableEvents] | None = None) -> None:
         self.tables[table.table_id] = table
         self._m_tables.set(len(self.tables))
-        self.on_loaded(table)
+        self.on_loaded(table, stored or [])
 
     def drop(self, table: Table, reason: str) -> None:
         if reason != "partition released":
