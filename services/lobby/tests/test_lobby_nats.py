@@ -13,6 +13,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.lobby import LobbyCommand, LobbyEvent, lobby_member_events
+from opolyx_contracts.progression import BoostsReply
 from opolyx_contracts.subjects import (
     GAME_FINISHED,
     GAME_SEAT_OUT,
@@ -29,7 +30,8 @@ LobbyFactory = Callable[..., Awaitable[LobbyApp]]
 
 async def lobby_cmd(nc: Client, **body: Any) -> dict[str, Any]:
     """Send a lobby command the way the gateway does; returns the decoded reply."""
-    msg = await nc.request(LOBBY_CMD, json.dumps({"v": 1, **body}).encode(), timeout=5)
+    command = LobbyCommand.model_validate(body)
+    msg = await nc.request(LOBBY_CMD, encode(command), timeout=5)
     reply: dict[str, Any] = json.loads(msg.data)
     return reply
 
@@ -364,9 +366,7 @@ async def test_start_asks_progression_for_boosts(lobby_factory: LobbyFactory, nc
 
     async def on_boosts(msg: Msg) -> None:
         players = json.loads(msg.data)["players"]
-        await msg.respond(
-            json.dumps({"v": 1, "ok": True, "boosts": {p: {"39": 33} for p in players}}).encode()
-        )
+        await msg.respond(encode(BoostsReply(boosts={p: {39: 33} for p in players})))
 
     await nc.subscribe("opolyx.progression.boosts", cb=on_boosts)
     await nc.flush()
