@@ -177,9 +177,12 @@ def _dice_rolled(s: Draft, e: DiceRolled) -> None:
 def _moved(s: Draft, e: Moved) -> None:
     seat = s.seats[e.seat]
     _set_seat(s, _tuple_new(SeatState, (seat[0], seat[1], e.to, *seat[3:])))
-    if e.how == MoveHow.JUMP:
+    if e.how == _JUMP:
         s.x_jump = False
     s.pending = None
+
+
+_JUMP = MoveHow.JUMP
 
 
 def _jump_skipped(s: Draft, e: JumpSkipped) -> None:
@@ -232,9 +235,15 @@ def _auction_ended(s: Draft, e: AuctionEnded) -> None:
     s.pending = None
 
 
+def _then(value: str) -> Then:
+    # Events built by the engine already hold the enum; only parsed ones hold a string
+    # (building an enum from its value costs ten times more than this check).
+    return value if type(value) is Then else Then(value)
+
+
 def _payment_required(s: Draft, e: PaymentRequired) -> None:
     s.pending = PaymentPending(
-        e.seat, e.deadline, e.amount, e.creditors, e.reason, Then(e.then), e.steps, e.queue
+        e.seat, e.deadline, e.amount, e.creditors, e.reason, _then(e.then), e.steps, e.queue
     )
 
 

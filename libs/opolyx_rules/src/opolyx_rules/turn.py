@@ -54,6 +54,10 @@ from .events import (
 from .modes import Feature
 from .state import MoveHow, SpeedFace, Then
 
+# Enum members read through their class cost a lookup each time; the hot paths use these.
+_ROLL, _BUS, _CARD, _JUMP = MoveHow.ROLL, MoveHow.BUS, MoveHow.CARD, MoveHow.JUMP
+_X, _BUS_FACE = SpeedFace.X, SpeedFace.BUS
+
 
 def bank_sink(ctx: Ctx) -> int:
     """Where taxes and card payments to the bank go: the Fortune Pot in Fortuna (R18)."""
@@ -137,7 +141,7 @@ def landed(ctx: Ctx) -> None:
         if target is None:
             ctx.emit(JumpSkipped(seat))
         else:
-            move_to(ctx, seat, target, MoveHow.JUMP)
+            move_to(ctx, seat, target, _JUMP)
             return
     if s.roll_again:
         offer_roll(ctx, seat)
@@ -168,7 +172,7 @@ def roll(ctx: Ctx, seat: int) -> None:
         roll_again = True
         if not triples:
             doubles += 1
-    ctx.emit(DiceRolled(seat, white, third, doubles, roll_again, third is SpeedFace.X))
+    ctx.emit(DiceRolled(seat, white, third, doubles, roll_again, third is _X))
     cfg = s.config
     if a + b == cfg.lucky_total and cfg.has(Feature.LUCKY_EIGHT):
         ctx.emit(Transfer(BANK, seat, cfg.lucky_payout, "lucky_eight"))
@@ -190,7 +194,7 @@ def continue_roll(ctx: Ctx) -> None:
     if st.in_jail:
         if a == b:
             ctx.emit(LeftJail(seat, "doubles"))
-            move_by(ctx, seat, a + b, MoveHow.ROLL)
+            move_by(ctx, seat, a + b, _ROLL)
             return
         attempts = st.jail_rolls + 1
         ctx.emit(JailRollFailed(seat, attempts))
@@ -207,11 +211,11 @@ def continue_roll(ctx: Ctx) -> None:
     third = s.third
     if third is not None and third.number == a == b:
         ctx.emit(TeleportOffered(seat, ctx.now + s.config.turn_seconds))
-    elif third is SpeedFace.BUS:
+    elif third is _BUS_FACE:
         ctx.emit(BusOffered(seat, ctx.now + s.config.turn_seconds))
     else:
         extra = third.number if third is not None else 0
-        move_by(ctx, seat, a + b + extra, MoveHow.ROLL)
+        move_by(ctx, seat, a + b + extra, _ROLL)
 
 
 def choose_bus(ctx: Ctx, seat: int, move: str, automatic: bool = False) -> None:
@@ -219,7 +223,7 @@ def choose_bus(ctx: Ctx, seat: int, move: str, automatic: bool = False) -> None:
     a, b = ctx.s.dice
     steps = {"sum": a + b, "first": a, "second": b}[move]
     ctx.emit(BusChosen(seat, move, automatic))
-    move_by(ctx, seat, steps, MoveHow.BUS)
+    move_by(ctx, seat, steps, _BUS)
 
 
 def teleport(ctx: Ctx, seat: int, square: int, automatic: bool = False) -> None:
@@ -388,13 +392,13 @@ def draw_event_card(ctx: Ctx, seat: int) -> None:
         else:
             landed(ctx)
     elif card.advance_to is not None:
-        move_to(ctx, seat, card.advance_to, MoveHow.CARD)
+        move_to(ctx, seat, card.advance_to, _CARD)
     elif card.advance_to_group is not None:
         here = s.seats[seat].position
-        move_to(ctx, seat, nearest_ahead(here, GROUP_SQUARES[card.advance_to_group]), MoveHow.CARD)
+        move_to(ctx, seat, nearest_ahead(here, GROUP_SQUARES[card.advance_to_group]), _CARD)
     elif card.back:
         frm = s.seats[seat].position
-        ctx.emit(Moved(seat, frm, (frm - card.back) % BOARD_SIZE, False, MoveHow.CARD))
+        ctx.emit(Moved(seat, frm, (frm - card.back) % BOARD_SIZE, False, _CARD))
         land(ctx, seat)
     elif card.jail:
         ctx.emit(SentToJail(seat, "card"))
