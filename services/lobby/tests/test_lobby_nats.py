@@ -594,3 +594,47 @@ async def test_a_private_game_is_watched_only_by_members_and_invitees(
     ]
     seen = await lobby_cmd(nc, type="watch", player_id="eve", table_id=public_table)
     assert seen["ok"] and seen["room"]["room_id"] == public_id
+
+
+async def test_a_forged_seat_out_frees_nobody(lobby_factory: LobbyFactory, nc: Client) -> None:
+    app = await lobby_factory()
+    await fake_table_service(nc, [])
+    room_id = (await create(nc, "alice", seats=2))["room"]["room_id"]
+    await lobby_cmd(nc, type="join", player_id="bob", room_id=room_id)
+    table_id = (await lobby_cmd(nc, type="start", player_id="alice", room_id=room_id))["table_id"]
+    js = nc.jetstream()
+
+    def seat_out(table: str, seat: int, player: str) -> bytes:
+        out = SeatOut(
+            table_id=table,
+            room_id=room_id,
+            seat=seat,
+            player_id=player,
+            reason="resigned",
+            round=3,
+            at=0.0,
+        )
+        return encode(out)
+
+    await js.publish(GAME_SEAT_OUT, seat_out("t-other", 1, "bob"))  # not the room's table
+    await js.publish(GAME_SEAT_OUT, seat_out(table_id, 0, "bob"))  # not bob's seat
+    deadline = time.monotonic() + 5
+    ignored = 0.0
+    while time.monotonic() < deadline and ignored < 2:
+        await asyncio.sleep(0.05)
+        sample = {"reason": "seat_mismatch"}
+        ignored = app.registry.get_sample_value("lobby_games_messages_ignored_total", sample) or 0
+    assert ignored == 2
+    assert (await lobby_cmd(nc, type="mine", player_id="bob"))["table_id"] == table_id
+    await js.publish(GAME_SEAT_OUT, seat_out(table_id, 1, "bob"))
+    await wait_until_free(nc, "bob")
+    assert (await lobby_cmd(nc, type="mine", player_id="alice"))["table_id"] == table_id
+
+
+async def test_the_room_list_is_bounded(lobby_factory: LobbyFactory, nc: Client) -> None:
+    await lobby_factory()
+    created = [(await create(nc, f"host{i}", seats=2))["room"]["room_id"] for i in range(203)]
+    listed = await lobby_cmd(nc, type="list", player_id="bob")
+    assert [r["room_id"] for r in listed["rooms"]] == created[:200]
+    assert listed["more_rooms"] is True
+    assert len(json.dumps(listed)) < 256 * 1024

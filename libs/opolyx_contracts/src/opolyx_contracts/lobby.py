@@ -61,6 +61,7 @@ __all__ = [
     "LOBBY_UNKNOWN_BOT",
     "LOBBY_UNKNOWN_GAME",
     "LOBBY_UNKNOWN_ROOM",
+    "MAX_LISTED_ROOMS",
     "MAX_LOBBY_COMMAND_BYTES",
     "BoostsReply",
     "BoostsRequest",
@@ -233,11 +234,18 @@ class RoomDetail(RoomSummary):
         return RoomSummary.model_validate(self.model_dump(include=set(RoomSummary.model_fields)))
 
 
+MAX_LISTED_ROOMS = 200
+"""The room list names at most this many rooms (those waiting longest first), so the reply
+stays far below NATS's payload limit however many rooms are open (~400 bytes a row)."""
+
+
 class LobbyReply(OkReply):
     room: RoomDetail | None = None
     """The room after the command."""
-    rooms: list[RoomSummary] | None = None
-    """list: open public rooms."""
+    rooms: list[RoomSummary] | None = Field(default=None, max_length=MAX_LISTED_ROOMS)
+    """list: open public rooms, those waiting longest first."""
+    more_rooms: bool = False
+    """list: more rooms are open than `rooms` names."""
     invite_code: str | None = None
     """create/get for a member of a private room: the code to share."""
     table_id: str | None = None

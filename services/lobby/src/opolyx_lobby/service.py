@@ -20,6 +20,7 @@ from opolyx_contracts.lobby import (
     LOBBY_BAD_REQUEST,
     LOBBY_UNKNOWN_BOT,
     LOBBY_UNKNOWN_GAME,
+    MAX_LISTED_ROOMS,
     LobbyCommand,
     LobbyReply,
     bot_persona,
@@ -138,8 +139,10 @@ class Lobby:
 
     async def list_rooms(self) -> LobbyReply:
         ordered = sorted(await self.store.all_rooms(), key=lambda r: r.created_at)
-        details = [r.detail() for r in ordered]
-        return LobbyReply(rooms=[d.summary() for d in details if is_listed(d)])
+        listed = [d.summary() for d in (r.detail() for r in ordered) if is_listed(d)]
+        return LobbyReply(
+            rooms=listed[:MAX_LISTED_ROOMS], more_rooms=len(listed) > MAX_LISTED_ROOMS
+        )
 
     async def get(self, cmd: LobbyCommand) -> LobbyReply:
         room, _ = await self.store.require_room(self._room_id(cmd))
@@ -357,8 +360,29 @@ class Lobby:
                 await self.store.release(seat.player_id, table_id=event.table_id)
 
     async def on_seat_out(self, event: SeatOut) -> None:
-        # Only a slot that points at this very table is freed (a forged seat_out must name
-        # the player's real table; NATS permissions keep others from publishing at all).
+        """Free a player whose seat went out, if the room's game seats them there.
+
+        Only a slot that points at this very table is freed; while the room exists, its
+        table and that seat must match too (NATS permissions keep other senders off)."""
+        found = await self.store.get_room(event.room_id) if event.room_id else None
+        if found is not None:
+            room = found[0]
+            seat = room.members[event.seat] if 0 <= event.seat < len(room.members) else None
+            if (
+                room.table_id != event.table_id
+                or seat is None
+                or seat.player_id != (event.player_id)
+            ):
+                self.games_ignored.labels("seat_mismatch").inc()
+                log.warning(
+                    "seat_out_ignored_mismatch",
+                    table_id=event.table_id,
+                    room_id=room.room_id,
+                    player_id=event.player_id,
+                )
+                return
+            await self.store.release(event.player_id, room_id=room.room_id)
+            return
         await self.store.release(event.player_id, table_id=event.table_id)
 
     async def on_games_message(self, subject: str, data: bytes) -> None:
