@@ -52,14 +52,14 @@ class Outbox:
         )
 
     async def publish_update(self, table: Table, stored: list[TableEvents], change: Change) -> None:
-        await self._publish(table_update(table.table_id), encode(update_of(table, stored, change)))
+        await self._publish(table_update(table.table_id), update_of(table, stored, change))
         self._m_updates.inc()
 
     async def ask_bot(self, table: Table, seat: int, attempt: int, change: Change) -> None:
         request = decision_request(table, seat, attempt, change, self.partitions)
         table.bot_asked[seat] = (table.version, attempt)
         self._m_bot_asks.inc()
-        await self._publish(BOTS_DECIDE, encode(request))
+        await self._publish(BOTS_DECIDE, request)
 
     async def _publish(self, subject: str, body: bytes) -> None:
         try:
