@@ -9,7 +9,12 @@ import time
 from typing import Any
 
 from nats.aio.client import Client
-from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_command, table_partition
+from opolyx_contracts.subjects import (
+    TABLE_LEASES_BUCKET,
+    TABLES_BUCKET,
+    table_command,
+    table_partition,
+)
 from opolyx_contracts.table import SeatSpec
 from opolyx_testing import ServiceProcess, script_path
 from opolyx_testing.nats_server import NatsServer
@@ -30,10 +35,15 @@ def table_env(nats_url: str, instance: str, clock_rate: float = 1.0) -> dict[str
 
 
 async def start_instance(
-    processes: ServiceProcesses, server: NatsServer, instance: str, clock_rate: float = 1.0
+    processes: ServiceProcesses,
+    server: NatsServer,
+    instance: str,
+    clock_rate: float = 1.0,
+    **settings: str,
 ) -> ServiceProcess:
-    """An instance of the table service, as NATS role "table"."""
+    """An instance of the table service, as NATS role "table" (`settings`: OPOLYX_TABLE__*)."""
     env = table_env(server.url_for("table"), instance, clock_rate)
+    env.update({f"OPOLYX_TABLE__{name.upper()}": value for name, value in settings.items()})
     process = processes.start([script_path("opolyx-table")], env, name=instance)
     await process.wait_ready(timeout=30)
     return process
@@ -163,3 +173,46 @@ async def test_the_only_instance_restarts_and_games_and_timers_resume(
         b.command and b.command.type == "timeout" and b.at > stopped_at for b in idle_batches
     )
     assert idle_finished.last_seq == check_contiguous(idle_batches)
+
+
+async def test_kill_9_between_the_events_write_and_the_snapshot_write_loses_nothing(
+    service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
+) -> None:
+    clock_rate = 50.0
+    # A snapshot every 25 events and never on idling: between two snapshots, every batch
+    # is an events write whose snapshot write has not happened.
+    first = await start_instance(
+        service_processes, nats_server, "first", clock_rate,
+        snapshot_every="25", snapshot_idle="3600",
+    )  # fmt: skip
+    client = TableClient(nc, timeout=2.0, retry_for=30.0)
+    kv = await nc.jetstream().key_value(TABLES_BUCKET)
+    rng = random.Random(4)
+
+    async def stored_and_snapshot(table_id: str) -> tuple[int, int]:
+        last = await nc.jetstream().get_last_msg("TABLE_EVENTS", f"opolyx.table.{table_id}.events")
+        entry = await kv.get(f"{table_partition(table_id)}.{table_id}")
+        assert entry.value is not None
+        return int(json.loads(last.data or b"{}")["last_seq"]), int(json.loads(entry.value)["seq"])
+
+    async with BotSeats(nc, client, delay=lambda: rng.uniform(0.002, 0.01)) as players:
+        created = await client.create("blitz", bots(3), seed=17)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            stored, snapshot = await stored_and_snapshot(created.table_id)
+            # Kill well after a snapshot and well before the next one.
+            if snapshot > 0 and 3 <= stored - snapshot <= 12:
+                break
+            await asyncio.sleep(0.002)
+        first.kill()
+        accepted_before_kill = list(players.accepted_ids)
+        stored, snapshot = await stored_and_snapshot(created.table_id)
+        assert 0 < snapshot < stored, "killed with events stored that the snapshot lacks"
+        await start_instance(service_processes, nats_server, "second", clock_rate)
+        finished = await client.wait_finished(created.table_id, timeout=90)
+    batches = await client.read_events(created.table_id)
+    assert check_contiguous(batches) == finished.last_seq > stored
+    ids = command_ids(batches)
+    assert len(ids) == len(set(ids)), "no command applied twice"
+    assert set(accepted_before_kill) <= set(ids), "no command accepted before the kill lost"
+    assert set(players.accepted_ids) <= set(ids)
