@@ -15,7 +15,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 RUN    := $(UV) run --frozen --no-sync
 
-.PHONY: help bootstrap sync run test lint typecheck unit e2e bench docs clean e2e-deps pg-deps
+.PHONY: help bootstrap sync run test lint typecheck unit e2e chart bench docs clean e2e-deps pg-deps
 
 help:
 	@echo "make run    - play opolyx locally"
@@ -55,14 +55,19 @@ typecheck: sync
 
 # Libraries, services and the integration tests (real nats-server, PostgreSQL).
 unit: sync pg-deps
-	$(RUN) pytest libs services tests --ignore=tests/e2e
+	$(RUN) pytest libs services tests --ignore=tests/e2e --ignore=tests/chart
 
 # The browser tests run in a pytest process of their own: Playwright's sync API keeps an
 # event loop running in the main thread, which the asyncio tests must not inherit.
 e2e: sync e2e-deps
 	$(RUN) pytest tests/e2e
 
-test: lint typecheck unit e2e
+test: lint typecheck unit e2e chart
+
+# The Helm chart rendered and linted by the Helm library, every object validated against the
+# Kubernetes schemas, the chart checked against the services' code, the image's install steps.
+chart: sync pg-deps
+	$(RUN) pytest tests/chart
 
 # The PostgreSQL test fixture runs a throwaway cluster from Debian's binaries when no
 # Docker engine answers.
