@@ -1,12 +1,14 @@
 """Auctions exactly as R7: seat order from the seat after the decliner (who bids last in
 the first circuit), opening at list price, fixed steps, the leader skipped, passing final,
-automatic passes for those who cannot afford the minimum, nobody bids -> stays unowned."""
+automatic passes for those who cannot afford the minimum, nobody bids -> stays unowned.
+
+Each step returns whether the auction has ended; the caller then resolves the landing
+(``turn.landed``): an auction never continues play itself."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from . import turn
 from .board import SQUARES
 from .context import Ctx
 from .events import BANK, AuctionBid, AuctionEnded, AuctionPassed, AuctionStarted, Transfer
@@ -25,7 +27,7 @@ def _current(ctx: Ctx) -> AuctionPending:
     return pending
 
 
-def start(ctx: Ctx, square: int, decliner: int) -> None:
+def start(ctx: Ctx, square: int, decliner: int) -> bool:
     s = ctx.s
     n = len(s.seats)
     order = tuple(
@@ -33,7 +35,7 @@ def start(ctx: Ctx, square: int, decliner: int) -> None:
     )
     deadline = ctx.now + s.config.auction_bid_seconds
     ctx.emit(AuctionStarted(square, decliner, order, order[0], SQUARES[square].price, deadline))
-    _settle(ctx)
+    return _settle(ctx)
 
 
 def _next_bidder(ctx: Ctx, auction: AuctionPending, after: int) -> int | None:
@@ -48,7 +50,7 @@ def _next_bidder(ctx: Ctx, auction: AuctionPending, after: int) -> int | None:
     return None
 
 
-def bid(ctx: Ctx, seat: int) -> None:
+def bid(ctx: Ctx, seat: int) -> bool:
     auction = _current(ctx)
     amount = auction.minimum
     step = ctx.s.config.auction_step
@@ -56,12 +58,12 @@ def bid(ctx: Ctx, seat: int) -> None:
     nxt = _next_bidder(ctx, projected, seat)
     deadline = ctx.now + ctx.s.config.auction_bid_seconds
     ctx.emit(AuctionBid(seat, amount, NO_BIDDER if nxt is None else nxt, amount + step, deadline))
-    _settle(ctx)
+    return _settle(ctx)
 
 
-def pass_(ctx: Ctx, seat: int, automatic: bool) -> None:
+def pass_(ctx: Ctx, seat: int, automatic: bool) -> bool:
     _emit_pass(ctx, _current(ctx), seat, automatic)
-    _settle(ctx)
+    return _settle(ctx)
 
 
 def _emit_pass(ctx: Ctx, auction: AuctionPending, seat: int, automatic: bool) -> None:
@@ -70,29 +72,28 @@ def _emit_pass(ctx: Ctx, auction: AuctionPending, seat: int, automatic: bool) ->
     ctx.emit(AuctionPassed(seat, automatic, NO_BIDDER if nxt is None else nxt, deadline))
 
 
-def withdraw(ctx: Ctx, seat: int) -> None:
+def withdraw(ctx: Ctx, seat: int) -> bool:
     """A seat went out during the auction: it counts as passed; a leader's bid is void
     but the price it reached stands as the next minimum."""
     auction = _current(ctx)
     if seat in auction.passed:
-        return
+        return False
     if seat == auction.seat:
-        pass_(ctx, seat, automatic=True)
-        return
+        return pass_(ctx, seat, automatic=True)
     ctx.emit(AuctionPassed(seat, True, auction.seat, auction.deadline))
-    _settle(ctx)
+    return _settle(ctx)
 
 
-def _settle(ctx: Ctx) -> None:
+def _settle(ctx: Ctx) -> bool:
     """Auto-pass bidders who cannot afford the minimum; end the auction when only the
-    leader (or nobody) is left."""
+    leader (or nobody) is left. True when it has ended."""
     while True:
         auction = _current(ctx)
         if auction.seat == NO_BIDDER:
             _finish(ctx, auction)
-            return
+            return True
         if ctx.s.seats[auction.seat].cash >= auction.minimum:
-            return
+            return False
         _emit_pass(ctx, auction, auction.seat, automatic=True)
 
 
@@ -101,4 +102,3 @@ def _finish(ctx: Ctx, auction: AuctionPending) -> None:
     if winner is not None:
         ctx.emit(Transfer(winner, BANK, auction.bid, "auction"))
     ctx.emit(AuctionEnded(auction.square, winner, auction.bid if winner is not None else 0))
-    turn.landed(ctx)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import auction, payment, trade, turn
+from . import flow, payment, trade, turn
 from .assets import unmortgage_cost
 from .board import PROPERTY_SLOT, SQUARES
 from .commands import (
@@ -269,15 +269,15 @@ ACTIONS: dict[type[Any], Action] = {
     PayBail: _pay_bail,
     Buy: lambda ctx, seat: turn.buy(ctx, seat, _pending(ctx).square),
     Decline: lambda ctx, seat: turn.decline(ctx, seat, _pending(ctx).square, automatic=False),
-    Bid: auction.bid,
-    Pass: lambda ctx, seat: auction.pass_(ctx, seat, automatic=False),
+    Bid: flow.bid,
+    Pass: lambda ctx, seat: flow.pass_(ctx, seat, automatic=False),
     Build: _build,
     Sell: payment.sell_building,
     Mortgage: payment.mortgage,
     Unmortgage: _unmortgage,
-    Pay: lambda ctx, seat: payment.pay(ctx, _pending(ctx)),
-    DeclareBankruptcy: lambda ctx, seat: payment.bankrupt(ctx, _pending(ctx)),
-    Resign: payment.resign,
+    Pay: lambda ctx, seat: flow.pay(ctx, _pending(ctx)),
+    DeclareBankruptcy: lambda ctx, seat: flow.bankrupt(ctx, _pending(ctx)),
+    Resign: flow.resign,
     JackpotBet: lambda ctx, seat, numbers: turn.play_jackpot(ctx, seat, tuple(sorted(numbers))),
     JackpotDecline: lambda ctx, seat: turn.decline_jackpot(ctx, seat, automatic=False),
     ChooseBus: turn.choose_bus,
@@ -338,15 +338,15 @@ def _timeout(ctx: Ctx) -> None:
             missed = s.seats[seat].missed_turns + (1 if s.dice is None else 0)
             ctx.emit(TurnSkipped(seat, missed))
             if s.dice is None and missed >= s.config.missed_turns_to_resign:
-                payment.resign(ctx, seat)
+                flow.resign(ctx, seat)
             else:
                 turn.end_turn(ctx)
         case BuyPending():
             turn.decline(ctx, seat, pending.square, automatic=True)
         case AuctionPending():
-            auction.pass_(ctx, seat, automatic=True)
+            flow.pass_(ctx, seat, automatic=True)
         case PaymentPending():
-            payment.pay_on_timeout(ctx, pending)
+            flow.pay_on_timeout(ctx, pending)
         case JackpotPending():
             turn.decline_jackpot(ctx, seat, automatic=True)
         case BusPending():

@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from . import guards
-from .board import BOARD_SIZE, PROPERTY_SQUARES
+from .board import BOARD_SIZE
 from .commands import (
     AcceptOffer,
     Bid,
@@ -37,6 +37,7 @@ from .commands import (
     Unmortgage,
 )
 from .management import check_build, check_mortgage, check_sell, check_unmortgage, window
+from .modes import MODES
 from .state import (
     AuctionPending,
     BusPending,
@@ -53,6 +54,28 @@ JACKPOT_CHOICES: tuple[tuple[int, ...], ...] = tuple(
     combo for size in (1, 2, 3) for combo in combinations(range(1, 7), size)
 )
 
+# Commands are immutable values, so the lists share prebuilt ones: building a command
+# costs more than checking its guard, and this runs on every decision of every game.
+_SEATS = range(max(n for mode in MODES.values() for n in mode.allowed_seats))
+_ROLL = tuple(Roll(seat) for seat in _SEATS)
+_PAY_BAIL = tuple(PayBail(seat) for seat in _SEATS)
+_BUY = tuple(Buy(seat) for seat in _SEATS)
+_DECLINE = tuple(Decline(seat) for seat in _SEATS)
+_BID = tuple(Bid(seat) for seat in _SEATS)
+_PASS = tuple(Pass(seat) for seat in _SEATS)
+_PAY = tuple(Pay(seat) for seat in _SEATS)
+_BANKRUPT = tuple(DeclareBankruptcy(seat) for seat in _SEATS)
+_RESIGN = tuple(Resign(seat) for seat in _SEATS)
+_JACKPOT: tuple[tuple[Command, ...], ...] = tuple(
+    (*(JackpotBet(seat, numbers) for numbers in JACKPOT_CHOICES), JackpotDecline(seat))
+    for seat in _SEATS
+)
+_BUS = tuple(tuple(ChooseBus(seat, move) for move in guards.BUS_MOVES) for seat in _SEATS)
+_BUILD = tuple(tuple(Build(seat, sq) for sq in range(BOARD_SIZE)) for seat in _SEATS)
+_SELL = tuple(tuple(Sell(seat, sq) for sq in range(BOARD_SIZE)) for seat in _SEATS)
+_MORTGAGE = tuple(tuple(Mortgage(seat, sq) for sq in range(BOARD_SIZE)) for seat in _SEATS)
+_UNMORTGAGE = tuple(tuple(Unmortgage(seat, sq) for sq in range(BOARD_SIZE)) for seat in _SEATS)
+
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     if state.finished or not 0 <= seat < len(state.seats) or state.seats[seat].out:
@@ -61,45 +84,50 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     pending = state.pending
     kind = type(pending) if pending is not None and pending.seat == seat else None
     if kind is RollPending:
-        out.append(Roll(seat))
+        out.append(_ROLL[seat])
         if guards.check_pay_bail(state, seat) is None:
-            out.append(PayBail(seat))
+            out.append(_PAY_BAIL[seat])
     elif kind is BuyPending:
         if guards.check_buy(state, seat) is None:
-            out.append(Buy(seat))
-        out.append(Decline(seat))
+            out.append(_BUY[seat])
+        out.append(_DECLINE[seat])
     elif kind is AuctionPending:
         if guards.check_bid(state, seat) is None:
-            out.append(Bid(seat))
-        out.append(Pass(seat))
+            out.append(_BID[seat])
+        out.append(_PASS[seat])
     elif kind is PaymentPending:
         if guards.check_pay(state, seat) is None:
-            out.append(Pay(seat))
+            out.append(_PAY[seat])
         elif guards.check_bankrupt(state, seat) is None:
-            out.append(DeclareBankruptcy(seat))
+            out.append(_BANKRUPT[seat])
     elif kind is JackpotPending:
-        out.extend(JackpotBet(seat, numbers) for numbers in JACKPOT_CHOICES)
-        out.append(JackpotDecline(seat))
+        out.extend(_JACKPOT[seat])
     elif kind is BusPending:
-        out.extend(ChooseBus(seat, move) for move in guards.BUS_MOVES)
+        out.extend(_BUS[seat])
     elif kind is TeleportPending:
         # Options run forward from the square the player stands on; the first is the
         # one a timeout takes (R16, R23.5).
         here = state.seats[seat].position
         out.extend(Teleport(seat, (here + k) % BOARD_SIZE) for k in range(BOARD_SIZE))
     if window(state, seat) is not None:
-        for index, p in enumerate(state.props):
+        build, sell, mortgage, unmortgage = (
+            _BUILD[seat],
+            _SELL[seat],
+            _MORTGAGE[seat],
+            _UNMORTGAGE[seat],
+        )
+        for p in state.props:
             if p.owner != seat:
                 continue
-            square = PROPERTY_SQUARES[index]
+            square = p.square
             if check_build(state, seat, square) is None:
-                out.append(Build(seat, square))
+                out.append(build[square])
             if p.buildings and check_sell(state, seat, square) is None:
-                out.append(Sell(seat, square))
+                out.append(sell[square])
             if check_mortgage(state, seat, square) is None:
-                out.append(Mortgage(seat, square))
+                out.append(mortgage[square])
             if p.mortgaged and check_unmortgage(state, seat, square) is None:
-                out.append(Unmortgage(seat, square))
+                out.append(unmortgage[square])
     for offer in state.offers:
         if offer.to == seat:
             if check_answer(state, seat, offer.id, accepting=True) is None:
@@ -107,5 +135,5 @@ def legal_commands(state: State, seat: int) -> list[Command]:
             out.append(RejectOffer(seat, offer.id))
         elif offer.frm == seat and check_cancel(state, seat, offer.id) is None:
             out.append(CancelOffer(seat, offer.id))
-    out.append(Resign(seat))
+    out.append(_RESIGN[seat])
     return out

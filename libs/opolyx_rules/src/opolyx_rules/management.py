@@ -50,19 +50,14 @@ def window(state: State, seat: int) -> str | None:
     return None
 
 
-def _in_turn_window(state: State, seat: int) -> bool:
-    pending = state.pending
-    return type(pending) is RollPending and pending.seat == seat
-
-
-def _in_any_window(state: State, seat: int) -> bool:
-    pending = state.pending
-    kind = type(pending)
-    return (kind is RollPending or kind is PaymentPending) and pending.seat == seat  # type: ignore[union-attr]
+# The guards below are called for every owned square on every decision (legal_commands):
+# they read the state directly rather than through helpers, for speed.
+_ANY_WINDOW = (RollPending, PaymentPending)
 
 
 def check_build(state: State, seat: int, square: int) -> Refusal | None:
-    if not _in_turn_window(state, seat):
+    pending = state.pending
+    if type(pending) is not RollPending or pending.seat != seat:
         return _BUILD_NOT_NOW
     slot = PROPERTY_SLOT.get(square)
     if slot is None:
@@ -95,37 +90,44 @@ def check_build(state: State, seat: int, square: int) -> Refusal | None:
 
 
 def check_sell(state: State, seat: int, square: int) -> Refusal | None:
-    if not _in_any_window(state, seat):
+    pending = state.pending
+    if type(pending) not in _ANY_WINDOW or pending.seat != seat:  # type: ignore[union-attr]
         return _SELL_NOT_NOW
-    return _own(state, seat, square) or sell_rule(state, square)
-
-
-def check_mortgage(state: State, seat: int, square: int) -> Refusal | None:
-    if not _in_any_window(state, seat):
-        return _MORTGAGE_NOT_NOW
-    return _own(state, seat, square) or mortgage_rule(state, square)
-
-
-def check_unmortgage(state: State, seat: int, square: int) -> Refusal | None:
-    if not _in_turn_window(state, seat):
-        return _UNMORTGAGE_NOT_NOW
-    refusal = _own(state, seat, square)
-    if refusal is not None:
-        return refusal
-    if not state.props[PROPERTY_SLOT[square]].mortgaged:
-        return _NOT_MORTGAGED[square]
-    cost = unmortgage_cost(state.config, square)
-    if state.seats[seat].cash < cost:
-        return Refusal("funds/insufficient", f"lifting this mortgage costs {cost}")
-    return None
-
-
-def _own(state: State, seat: int, square: int) -> Refusal | None:
     slot = PROPERTY_SLOT.get(square)
     if slot is None:
         return not_a_property(square)
     if state.props[slot].owner != seat:
         return _NOT_OWNED[square]
+    return sell_rule(state, square)
+
+
+def check_mortgage(state: State, seat: int, square: int) -> Refusal | None:
+    pending = state.pending
+    if type(pending) not in _ANY_WINDOW or pending.seat != seat:  # type: ignore[union-attr]
+        return _MORTGAGE_NOT_NOW
+    slot = PROPERTY_SLOT.get(square)
+    if slot is None:
+        return not_a_property(square)
+    if state.props[slot].owner != seat:
+        return _NOT_OWNED[square]
+    return mortgage_rule(state, square)
+
+
+def check_unmortgage(state: State, seat: int, square: int) -> Refusal | None:
+    pending = state.pending
+    if type(pending) is not RollPending or pending.seat != seat:
+        return _UNMORTGAGE_NOT_NOW
+    slot = PROPERTY_SLOT.get(square)
+    if slot is None:
+        return not_a_property(square)
+    here = state.props[slot]
+    if here.owner != seat:
+        return _NOT_OWNED[square]
+    if not here.mortgaged:
+        return _NOT_MORTGAGED[square]
+    cost = unmortgage_cost(state.config, square)
+    if state.seats[seat].cash < cost:
+        return Refusal("funds/insufficient", f"lifting this mortgage costs {cost}")
     return None
 
 

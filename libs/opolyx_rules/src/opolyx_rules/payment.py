@@ -1,15 +1,15 @@
-"""The payment pause (R11), bankruptcy and resignation (R12).
+"""The payment pause (R11), raising funds, bankruptcy and going out (R12).
 
-A debt never debits silently: ``require`` opens a Pay step for the debtor. ``then`` says
-how play continues once it is paid: "landed" (the square is resolved), "roll" (bail paid
-before rolling), "move" (bail after the third failed jail roll, then move ``steps``) or
-"dice" (Unlucky Four paid, the roll goes on).
+A debt never debits silently: ``require`` opens a Pay step for the debtor. What follows
+once the pause closes is data (``PaymentPending.then``, a ``Then``) that ``flow.resume``
+acts on: this module only settles money and holdings and never continues play, so it
+depends on no other rules module but ``endgame``.
 """
 
 from __future__ import annotations
 
-from . import auction, endgame, turn
-from .assets import liquidation_value, prop, rent_tax_withheld
+from . import endgame
+from .assets import prop, rent_tax_withheld
 from .board import SQUARES
 from .context import Ctx
 from .events import (
@@ -25,7 +25,7 @@ from .events import (
     Transfer,
 )
 from .management import mortgageable_squares, sellable_squares
-from .state import MoveHow, PaymentPending, Then
+from .state import PaymentPending, Then
 
 
 def require(
@@ -43,41 +43,15 @@ def require(
     ctx.emit(PaymentRequired(seat, amount, creditors, reason, deadline, then, steps, queue))
 
 
-def start_queued(ctx: Ctx, queue: tuple[tuple[int, int, int], ...], then: Then) -> None:
+def open_queued(ctx: Ctx, queue: tuple[tuple[int, int, int], ...], then: Then) -> bool:
     """Open the next pause of a queue of (debtor, amount, creditor), skipping debtors
-    who have gone out meanwhile; continue with ``then`` when the queue is empty."""
+    who have gone out meanwhile; False when none is left (play resumes with ``then``)."""
     while queue:
         (debtor, amount, creditor), queue = queue[0], queue[1:]
         if not ctx.s.seats[debtor].out:
             require(ctx, debtor, amount, ((creditor, amount),), "card", then=then, queue=queue)
-            return
-    continue_after(ctx, then, 0)
-
-
-def continue_after(ctx: Ctx, then: Then, steps: int) -> None:
-    if ctx.s.finished:
-        return
-    seat = ctx.s.current_seat
-    if then == "roll":
-        # Bail is part of managing before the roll: it does not restart the clock (R16).
-        turn.offer_roll(ctx, seat, deadline=ctx.s.turn_deadline)
-    elif then == "move":
-        turn.move_by(ctx, seat, steps, MoveHow.ROLL)
-    elif then == "dice":
-        turn.continue_roll(ctx)
-    else:
-        turn.landed(ctx)
-
-
-def _after(ctx: Ctx, pending: PaymentPending) -> None:
-    """Play goes on after the pause closed (paid, or the debtor went out)."""
-    if pending.queue:
-        start_queued(ctx, pending.queue, pending.then)
-    elif ctx.s.seats[ctx.s.current_seat].out:
-        if not ctx.s.finished:
-            turn.end_turn(ctx)
-    else:
-        continue_after(ctx, pending.then, pending.steps)
+            return True
+    return False
 
 
 def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:
@@ -97,7 +71,6 @@ def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:
     ctx.emit(PaymentMade(debtor, pending.amount, pending.reason, automatic))
     if pending.reason == "bail":
         ctx.emit(LeftJail(debtor, "bail"))
-    _after(ctx, pending)
 
 
 # -- raising funds ------------------------------------------------------------------------
@@ -133,14 +106,6 @@ def raise_funds(ctx: Ctx, seat: int, target: int | None) -> None:
         mortgage(ctx, seat, min(options, key=lambda q: (SQUARES[q].price, q)))
 
 
-def pay_on_timeout(ctx: Ctx, pending: PaymentPending) -> None:
-    if liquidation_value(ctx.s, pending.seat) < pending.amount:
-        bankrupt(ctx, pending)
-        return
-    raise_funds(ctx, pending.seat, pending.amount)
-    pay(ctx, pending, automatic=True)
-
-
 # -- going out ----------------------------------------------------------------------------
 
 
@@ -163,7 +128,6 @@ def bankrupt(ctx: Ctx, pending: PaymentPending) -> None:
     go_out(ctx, seat, "bankrupt")
     if not s.finished:
         ctx.emit(PaymentCancelled(seat))
-        _after(ctx, pending)
 
 
 def go_out(ctx: Ctx, seat: int, how: str) -> None:
@@ -193,18 +157,3 @@ def _heir(ctx: Ctx, seat: int) -> int | None:
         if other.team == team and not other.out:
             return other.seat
     return None
-
-
-def resign(ctx: Ctx, seat: int) -> None:
-    s = ctx.s
-    pending = s.pending
-    go_out(ctx, seat, "resigned")
-    if s.finished:
-        return
-    if isinstance(pending, PaymentPending) and pending.seat == seat:
-        ctx.emit(PaymentCancelled(seat))
-        _after(ctx, pending)
-    elif auction.is_running(ctx):
-        auction.withdraw(ctx, seat)
-    elif seat == s.current_seat and (pending is None or pending.seat == seat):
-        turn.end_turn(ctx)

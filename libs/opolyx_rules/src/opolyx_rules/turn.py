@@ -294,7 +294,8 @@ def land(ctx: Ctx, seat: int) -> None:
                 ctx.emit(BuyOffered(seat, square, ctx.now + cfg.turn_seconds))
             else:
                 ctx.emit(PropertyDeclined(seat, square, True))
-                auction.start(ctx, square, seat)
+                if auction.start(ctx, square, seat):
+                    landed(ctx)
             return
         rent = rent_due(s, square, seat)
         if rent > 0:
@@ -326,7 +327,8 @@ def buy(ctx: Ctx, seat: int, square: int) -> None:
 
 def decline(ctx: Ctx, seat: int, square: int, automatic: bool) -> None:
     ctx.emit(PropertyDeclined(seat, square, automatic))
-    auction.start(ctx, square, seat)
+    if auction.start(ctx, square, seat):
+        landed(ctx)
 
 
 # -- Jackpot (R14, R18) ------------------------------------------------------------------
@@ -415,6 +417,6 @@ def _collect_from_each_opponent(ctx: Ctx, seat: int, amount: int) -> None:
         else:
             queue.append((opp, amount, seat))
     if queue:
-        payment.start_queued(ctx, tuple(queue), then=Then.LANDED)
+        payment.open_queued(ctx, tuple(queue), then=Then.LANDED)
     else:
         landed(ctx)
