@@ -88,7 +88,9 @@ class Player:
         self.seat: int | None = None
         self.view: dict[str, Any] | None = None
         """The last public view pushed, with the legal commands of this seat."""
-        self.legal: list[dict[str, Any]] = []
+        self.legal: list[dict[str, Any]] | None = None
+        """The baseline's per-seat list; today's pushes list every seat's (`pending`)."""
+        self.pending: list[dict[str, Any]] = []
         self.seq = 0
         self.changed = asyncio.Event()
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -105,10 +107,8 @@ class Player:
         self.view = message["state"]
         if "legal" in message:  # the baseline's per-seat push
             self.legal = message["legal"] or []
-        else:
-            self.legal = next(
-                (p["legal"] for p in message.get("pending", ()) if p["seat"] == self.seat), []
-            )
+        else:  # the seat is known from the watch reply, which may come after this push
+            self.pending = message["pending"]
         self.seq = max(self.seq, message["seq"])
         self.changed.set()
 
@@ -130,9 +130,12 @@ class Player:
         pending = view["pending"]
         if pending is None or pending["seat"] != self.seat:
             return None
+        legal = self.legal
+        if legal is None:
+            legal = next((p["legal"] for p in self.pending if p["seat"] == self.seat), [])
         for kinds in (DECISIONS, RAISE_FUNDS):  # a payment pause without the cash: raise it
             for kind in kinds:
-                for command in self.legal:
+                for command in legal:
                     if command["type"] == kind:
                         return dict(command)
         return None

@@ -38,7 +38,7 @@ from opolyx_contracts.gateway import (
     client_message_adapter,
     server_message_adapter,
 )
-from opolyx_contracts.lobby import LobbyEvent, RoomDetail, RoomMember
+from opolyx_contracts.lobby import LobbyEvent, LobbyReply, RoomDetail, RoomMember
 from opolyx_contracts.table import EventRecord, PendingDecision, PublicView
 from pydantic import BaseModel, ValidationError
 
@@ -176,3 +176,9 @@ def test_every_push_type_has_a_sample() -> None:
 def test_client_messages_are_parsed_strictly(raw: str) -> None:
     with pytest.raises(ValidationError):
         client_message_adapter.validate_json(raw)
+
+
+def test_a_lobby_result_is_the_lobby_reply_without_its_envelope() -> None:
+    assert set(LobbyResult.model_fields) == set(LobbyReply.model_fields) - {"v", "ok"}
+    reply = LobbyReply(room=ROOM, invite_code="abc")
+    assert LobbyResult.of(reply) == LobbyResult(room=ROOM, invite_code="abc")

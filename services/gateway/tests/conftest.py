@@ -308,6 +308,11 @@ async def serve_gateway(
     nc = await nats.connect(test_nats_url or settings.nats.url)
     try:
         async with httpx.AsyncClient(base_url=base) as http:
+            # NATS is reached in the background: wait until the gateway says it is ready
+            deadline = time.monotonic() + 10
+            while (await http.get("/readyz")).status_code != 200:
+                assert time.monotonic() < deadline, "the gateway did not become ready"
+                await asyncio.sleep(0.02)
             yield RunningGateway(base, f"ws://127.0.0.1:{port}/ws", http, nc)
     finally:
         await nc.drain()

@@ -111,10 +111,10 @@ async def test_profile_names_a_player_who_signed_in(gateway: RunningGateway) -> 
 
 
 async def test_health_readiness_and_openapi(gateway: RunningGateway) -> None:
-    assert (await gateway.http.get("/health/live")).json() == {"status": "ok"}
+    assert (await gateway.http.get("/livez")).json() == {"status": "alive"}
     assert (await gateway.http.get("/readyz")).status_code == 200
     schema = (await gateway.http.get("/schema/openapi.json")).json()
-    for path in ("/api/session", "/api/rooms", "/api/players/{player_id}", "/health/ready"):
+    for path in ("/api/session", "/api/rooms", "/api/players/{player_id}", "/readyz"):
         assert path in schema["paths"], path
     board = (await gateway.http.get("/api/board")).json()
     assert len(board["squares"]) == 40 and board["squares"][39]["price"] == 4000

@@ -12,6 +12,7 @@ import websockets
 from opolyx_contracts import subjects
 from opolyx_contracts.game import Roll
 from opolyx_contracts.lobby import LobbyEvent, RoomDetail, RoomMember, lobby_member_events
+from opolyx_testing.http import metric_value
 
 from .conftest import FakeLobby, FakeTable, RunningGateway, gateway_settings, serve_gateway
 
@@ -420,5 +421,14 @@ async def test_metrics_count_sessions_and_messages(gateway: RunningGateway) -> N
     client = await gateway.client(token)
     await client.request("ping")
     text = (await gateway.http.get("/metrics")).text
-    assert "opolyx_gateway_sessions 1" in text
-    assert 'opolyx_gateway_messages_total{type="ping"} 1' in text
+    assert metric_value(text, "opolyx_gateway_sessions") == 1
+    assert metric_value(text, "opolyx_handled_total", 'outcome="ok",subject="ws.ping"') == 1
+    assert "opolyx_service_info{instance=" in text
+
+
+async def test_readiness_says_ready_once_nats_is_connected(gateway: RunningGateway) -> None:
+    response = await gateway.http.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"ready": True, "draining": False, "checks": {"nats": True}}
+    assert (await gateway.http.get("/livez")).status_code == 200
+    assert "openapi" in (await gateway.http.get("/schema/openapi.json")).json()

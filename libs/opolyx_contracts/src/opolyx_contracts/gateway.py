@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, field_va
 
 from opolyx_contracts.errors import ErrorBody
 from opolyx_contracts.game import GameCommand, Timeout
-from opolyx_contracts.lobby import LobbyEvent, RoomDetail, RoomSummary
+from opolyx_contracts.lobby import LobbyEvent, LobbyReply, RoomDetail, RoomSummary
 from opolyx_contracts.table import EventRecord, PendingDecision, PublicView
 
 __all__ = [
@@ -249,8 +249,14 @@ class LobbyResult(_Result):
     """The room after the command."""
     rooms: list[RoomSummary] | None = None
     """list: open public rooms."""
+    more_rooms: bool = False
+    """list: more rooms are open than `rooms` names."""
     invite_code: str | None = None
     table_id: str | None = None
+
+    @classmethod
+    def of(cls, reply: LobbyReply) -> LobbyResult:
+        return cls.model_construct(**{name: getattr(reply, name) for name in cls.model_fields})
 
 
 ReplyResult = Annotated[

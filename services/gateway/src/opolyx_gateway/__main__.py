@@ -1,23 +1,34 @@
-"""``opolyx-gateway``: serve the gateway with uvicorn, configured from the environment."""
+"""``opolyx-gateway``: the gateway on uvicorn, run by the service skeleton like every service.
+
+`run_service` configures logs and tracing, owns SIGTERM/SIGINT and the shutdown order; the
+gateway serves its probes (`/livez`, `/readyz`, `/metrics`) on its own HTTP port from the
+skeleton's readiness and registry, so the skeleton's separate health listener stays off.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import Iterator
+
 import uvicorn
-from opolyx_service.logs import configure_logging
-from opolyx_service.telemetry import configure_tracing
+from opolyx_service.runtime import ServiceRuntime, run_service
 
 from opolyx_gateway.app import create_app
 from opolyx_gateway.settings import GatewaySettings
 
 
-def main() -> None:
-    settings = GatewaySettings()
-    configure_logging(settings.service_name, settings.log.level, settings.log.format)
-    configure_tracing(
-        settings.service_name, settings.telemetry.traces, settings.telemetry.otlp_endpoint
-    )
-    uvicorn.run(
-        create_app(settings),
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handlers: the service runtime has them."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def uvicorn_config(settings: GatewaySettings, runtime: ServiceRuntime | None) -> uvicorn.Config:
+    return uvicorn.Config(
+        create_app(settings, runtime),
         host=settings.http.host,
         port=settings.http.port,
         ws="websockets-sansio",
@@ -30,8 +41,33 @@ def main() -> None:
         ws_max_size=max(65_536, settings.gateway.max_message_bytes * 2),
         log_config=None,
         access_log=False,
+        lifespan="on",
         timeout_graceful_shutdown=int(settings.shutdown_grace),
     )
+
+
+async def serve(settings: GatewaySettings, runtime: ServiceRuntime) -> None:
+    server = _Server(uvicorn_config(settings, runtime))
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            if serving.done():
+                serving.result()  # it failed to start: say why
+                raise RuntimeError("the gateway's HTTP server stopped while starting")
+            await asyncio.sleep(0.05)
+        await runtime.wait_for_shutdown()
+    finally:
+        server.should_exit = True
+        await serving
+
+
+def main() -> None:
+    settings = GatewaySettings()
+    # The gateway's own port serves the probes; the skeleton opens no second listener.
+    runtime_settings = settings.model_copy(
+        update={"http": settings.http.model_copy(update={"port": -1})}
+    )
+    run_service(runtime_settings, lambda runtime: serve(settings, runtime))
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -15,12 +15,22 @@ from litestar.datastructures import CacheControlHeader, State
 from litestar.openapi import OpenAPIConfig
 from litestar.params import JSONBody, Parameter
 from litestar.static_files import create_static_files_router
-from litestar.status_codes import HTTP_503_SERVICE_UNAVAILABLE
 from nats.aio.client import Client as NatsClient
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
+from opolyx_contracts.errors import UNAVAILABLE
 from opolyx_contracts.gateway import LobbyRequest, LobbyResult
 from opolyx_service.connection import connect_nats, ensure_kv
+from opolyx_service.health import (
+    LIVENESS_PATH,
+    METRICS_PATH,
+    READINESS_PATH,
+    Readiness,
+    readiness_response,
+)
+from opolyx_service.metrics import ServiceMetrics
+from opolyx_service.runtime import ServiceRuntime
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
 from opolyx_gateway.auth import (
@@ -35,6 +45,7 @@ from opolyx_gateway.auth import (
 from opolyx_gateway.constants import board_and_modes, client_constants, constants_module
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.hub import Hub
+from opolyx_gateway.metrics import GatewayMetrics
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
 from opolyx_gateway.upstream import Upstream
 from opolyx_gateway.ws import ClientSession, TokenBucket, websocket_endpoint
@@ -45,36 +56,6 @@ log = logging.getLogger("opolyx.gateway")
 
 PLAYERS_BUCKET = "gateway_players"
 """Display names of guests, so profiles can name any player who signed in."""
-
-
-@dataclass
-class Metrics:
-    """Per-message-type counts and latency sums, exported in Prometheus text format."""
-
-    counts: dict[str, int] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    def observe(self, kind: str, seconds: float) -> None:
-        self.counts[kind] = self.counts.get(kind, 0) + 1
-        self.seconds[kind] = self.seconds.get(kind, 0.0) + seconds
-
-    def render(self, sessions: int, feeds: int) -> str:
-        lines = [
-            "# TYPE opolyx_gateway_sessions gauge",
-            f"opolyx_gateway_sessions {sessions}",
-            "# TYPE opolyx_gateway_table_feeds gauge",
-            f"opolyx_gateway_table_feeds {feeds}",
-            "# TYPE opolyx_gateway_messages_total counter",
-        ]
-        lines += [
-            f'opolyx_gateway_messages_total{{type="{k}"}} {v}' for k, v in self.counts.items()
-        ]
-        lines.append("# TYPE opolyx_gateway_message_seconds_total counter")
-        lines += [
-            f'opolyx_gateway_message_seconds_total{{type="{k}"}} {v:.6f}'
-            for k, v in self.seconds.items()
-        ]
-        return "\n".join(lines) + "\n"
 
 
 class AddressLimit:
@@ -105,8 +86,8 @@ class Gateway:
     hub: Hub
     players: KeyValue | None
     sign_in_limit: AddressLimit
+    metrics: GatewayMetrics
     sessions: set[ClientSession] = field(default_factory=set)
-    metrics: Metrics = field(default_factory=Metrics)
 
 
 class SignIn(BaseModel):
@@ -121,7 +102,9 @@ class Session(BaseModel):
 
 
 def _gateway(state: State) -> Gateway:
-    gw: Gateway = state.gateway
+    gw: Gateway | None = getattr(state, "gateway", None)
+    if gw is None:
+        raise GatewayError(UNAVAILABLE, "the gateway is still connecting to NATS; try again soon")
     return gw
 
 
@@ -137,7 +120,7 @@ def _error_response(request: Request[Any, Any, Any], exc: Exception) -> Response
     assert isinstance(exc, (AuthError, GatewayError))
     if isinstance(exc, AuthError):
         status = 400 if exc.code == AUTH_BAD_NAME else 401
-    elif exc.code == "service/unavailable":
+    elif exc.code == UNAVAILABLE:
         status = 503
     elif exc.code == "request/rate_limited":
         status = 429
@@ -220,42 +203,45 @@ async def client_constants_module(state: State) -> str:
     return module
 
 
-@get(["/health/live", "/livez"], tags=["health"], summary="Liveness")
+@get(LIVENESS_PATH, tags=["health"], summary="Liveness: the process serves requests")
 async def live() -> dict[str, str]:
-    return {"status": "ok"}
+    return {"status": "alive"}
 
 
-@get(["/health/ready", "/readyz"], tags=["health"], summary="Readiness: NATS connected")
-async def ready(state: State) -> Response[dict[str, str]]:
-    gw: Gateway | None = getattr(state, "gateway", None)
-    if gw is None or not gw.nc.is_connected:
-        return Response(
-            {"status": "not ready", "reason": "NATS not connected"},
-            status_code=HTTP_503_SERVICE_UNAVAILABLE,
-        )
-    return Response({"status": "ready"})
+@get(READINESS_PATH, tags=["health"], summary="Readiness: started, NATS connected, not draining")
+async def ready(state: State) -> Response[bytes]:
+    status, body = await readiness_response(state.readiness)
+    return Response(body, status_code=status, media_type=MediaType.JSON)
 
 
-@get("/metrics", media_type=MediaType.TEXT, include_in_schema=False)
-async def metrics(state: State) -> str:
-    gw = _gateway(state)
-    return gw.metrics.render(len(gw.sessions), len(gw.hub.feeds))
+@get(METRICS_PATH, include_in_schema=False)
+async def metrics(state: State) -> Response[bytes]:
+    return Response(generate_latest(state.registry), media_type=CONTENT_TYPE_LATEST)
 
 
-def create_app(settings: GatewaySettings) -> Litestar:
-    """The gateway as an ASGI app; NATS is connected in its lifespan."""
+def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None) -> Litestar:
+    """The gateway as an ASGI app. It serves at once; NATS is reached in the background
+    (with backoff) and readiness says when it is: until then requests that need it get
+    `service/unavailable`. `runtime` (the service skeleton's) lends its metrics registry
+    and readiness; without one (tests) the app keeps its own."""
     options = settings.gateway
+    registry = runtime.registry if runtime is not None else CollectorRegistry()
+    service_metrics = (
+        runtime.metrics
+        if runtime is not None
+        else ServiceMetrics(registry, settings.service_name, settings.resolved_instance_id())
+    )
+    readiness = runtime.readiness if runtime is not None else Readiness()
+    metrics_ = GatewayMetrics(registry, service_metrics)
 
-    @asynccontextmanager
-    async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        try:
-            nc = await asyncio.wait_for(
-                connect_nats(settings.nats, settings.service_name), options.startup_timeout
-            )
-        except TimeoutError:
-            raise RuntimeError(
-                f"NATS at {settings.nats.url} did not answer within {options.startup_timeout} s"
-            ) from None
+    async def connect(app: Litestar) -> Gateway:
+        nc = await connect_nats(
+            settings.nats,
+            f"{settings.service_name}-{settings.resolved_instance_id()}",
+            on_attempt=lambda ok: service_metrics.connect_attempts.labels(
+                "connected" if ok else "failed"
+            ).inc(),
+        )
         players: KeyValue | None
         try:
             players = await ensure_kv(nc.jetstream(), PLAYERS_BUCKET)
@@ -263,27 +249,59 @@ def create_app(settings: GatewaySettings) -> Litestar:
             log.warning("no JetStream key-value for player names: %s", exc)
             players = None
         upstream = Upstream(
-            nc, settings.nats.request_timeout, tracing=settings.telemetry.traces != "none"
+            nc,
+            settings.nats.request_timeout,
+            tracing=settings.telemetry.traces != "none",
+            on_retry=metrics_.table_retries.inc,
         )
         hub = Hub(nc, upstream, options.replay_limit)
         await hub.start()
         assert options.active_key_id is not None
         signer = TokenSigner(options.signing_keys, options.active_key_id, options.token_ttl_seconds)
-        app.state.gateway = Gateway(
-            options, signer, nc, upstream, hub, players, AddressLimit(options.sign_ins_per_minute)
+        gw = Gateway(
+            options,
+            signer,
+            nc,
+            upstream,
+            hub,
+            players,
+            AddressLimit(options.sign_ins_per_minute),
+            metrics_,
         )
-        app.state.started = time.time()
+        metrics_.watch(gw.sessions, hub.feeds)
+        app.state.gateway = gw
+        log.info("gateway_connected")
+        return gw
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        connecting = asyncio.create_task(connect(app))
+        readiness.add_check(
+            "nats",
+            lambda: (
+                connecting.done()
+                and not connecting.cancelled()
+                and connecting.exception() is None
+                and connecting.result().nc.is_connected
+            ),
+        )
         try:
             yield
         finally:
-            for session in list(app.state.gateway.sessions):
-                session.close(1001, "server shutting down")
-            try:
-                await hub.stop()
-                await nc.drain()
-            except Exception as exc:  # NATS already gone: nothing left to flush
-                log.warning("NATS connection closed without draining: %s", exc)
-                await nc.close()
+            if not connecting.done():
+                connecting.cancel()
+            with contextlib.suppress(BaseException):
+                await connecting
+            gw: Gateway | None = getattr(app.state, "gateway", None)
+            if gw is not None:
+                for session in list(gw.sessions):
+                    session.close(1001, "server shutting down")
+                try:
+                    await gw.hub.stop()
+                    await gw.nc.drain()
+                except Exception as exc:  # NATS already gone: nothing left to flush
+                    log.warning("NATS connection closed without draining: %s", exc)
+                    await gw.nc.close()
 
     return Litestar(
         route_handlers=[
@@ -305,7 +323,13 @@ def create_app(settings: GatewaySettings) -> Litestar:
             ),
         ],
         lifespan=[lifespan],
-        state=State({"constants_module": constants_module(client_constants())}),
+        state=State(
+            {
+                "constants_module": constants_module(client_constants()),
+                "readiness": readiness,
+                "registry": registry,
+            }
+        ),
         exception_handlers={AuthError: _error_response, GatewayError: _error_response},
         openapi_config=OpenAPIConfig(title="opolyx gateway", version="0.1.0", path="/schema"),
         debug=False,

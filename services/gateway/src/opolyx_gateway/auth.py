@@ -18,6 +18,8 @@ import time
 import unicodedata
 from dataclasses import dataclass
 
+from opolyx_contracts.errors import ContractError
+
 __all__ = [
     "AUTH_ALREADY_SIGNED_IN",
     "AUTH_BAD_NAME",
@@ -52,13 +54,8 @@ NAME_MAX = 20
 _NAME_RE = re.compile(r"^[\w][\w .'\-]*[\w.]$|^\w$", re.UNICODE)
 
 
-class AuthError(Exception):
-    """A token or name that cannot be accepted; ``code`` is stable."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+class AuthError(ContractError):
+    """A token or name that cannot be accepted; ``code`` is one of `AUTH_ERRORS`."""
 
 
 @dataclass(frozen=True, slots=True)

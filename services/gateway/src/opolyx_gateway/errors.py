@@ -1,15 +1,12 @@
-"""The gateway's one error type: becomes ``{"code", "message"}`` on the wire."""
+"""The gateway's coded error: the services' one base (`ContractError`), ``{"code", "message"}``
+on the wire."""
 
 from __future__ import annotations
+
+from opolyx_contracts.errors import ContractError
 
 __all__ = ["GatewayError"]
 
 
-class GatewayError(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-
-    def body(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+class GatewayError(ContractError):
+    """A request the gateway cannot serve (an upstream refusal keeps the upstream's code)."""

@@ -45,8 +45,6 @@ class GatewayOptions(BaseModel):
     replay_limit: int = Field(default=1000, gt=0)
     """Most missed events replayed to a reconnecting client; beyond, a snapshot only."""
 
-    startup_timeout: float = Field(default=20.0, gt=0)
-    """Seconds to reach NATS at start before giving up (the process then exits)."""
     static_dir: Path = Path(__file__).parent / "static"
     """The web client's files."""
 

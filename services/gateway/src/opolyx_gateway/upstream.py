@@ -16,6 +16,7 @@ import json
 import random
 import time
 import uuid
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import nats.errors
@@ -27,7 +28,7 @@ from opolyx_contracts.envelope import ErrorReply as UpstreamError
 from opolyx_contracts.errors import BUSY, NOT_OWNER, UNAVAILABLE
 from opolyx_contracts.game import GameCommand
 from opolyx_contracts.gateway import LobbyRequest, LobbyResult, TableCmdResult
-from opolyx_contracts.lobby import LobbyCommand
+from opolyx_contracts.lobby import LobbyCommand, LobbyReply
 from opolyx_contracts.table import CommandAccepted, TableCommand, TableView, ViewRequest
 from opolyx_service.telemetry import inject_headers
 from pydantic import Field, TypeAdapter, ValidationError
@@ -45,6 +46,9 @@ FIRST_BACKOFF = 0.005
 _tracer = trace.get_tracer("opolyx.gateway")
 _command_reply: TypeAdapter[CommandAccepted | UpstreamError] = TypeAdapter(
     Annotated[CommandAccepted | UpstreamError, Field(discriminator="ok")]
+)
+_lobby_reply: TypeAdapter[LobbyReply | UpstreamError] = TypeAdapter(
+    Annotated[LobbyReply | UpstreamError, Field(discriminator="ok")]
 )
 _view_reply: TypeAdapter[TableView | UpstreamError] = TypeAdapter(
     Annotated[TableView | UpstreamError, Field(discriminator="ok")]
@@ -70,12 +74,18 @@ def _reply_dict(data: bytes, what: str) -> dict[str, Any]:
 class Upstream:
     """Request-reply to the lobby, the tables, chat and progression over one NATS connection."""
 
-    def __init__(self, nc: NatsClient, timeout: float, *, tracing: bool = False) -> None:
+    def __init__(
+        self,
+        nc: NatsClient,
+        timeout: float,
+        *,
+        tracing: bool = False,
+        on_retry: Callable[[], None] | None = None,
+    ) -> None:
         self.nc = nc
         self.timeout = timeout
         self.tracing = tracing
-        self.busy_retries = 0
-        """Table refusals retried so far (exported as a metric)."""
+        self._on_retry = on_retry
 
     async def _request(self, subject: str, body: bytes, what: str, timeout: float) -> bytes:
         if not self.tracing:
@@ -124,7 +134,8 @@ class Upstream:
             code = reply.error.code
             if code not in RETRIED_CODES or time.monotonic() + backoff > deadline:
                 raise GatewayError(code, reply.error.message)
-            self.busy_retries += 1
+            if self._on_retry is not None:
+                self._on_retry()
             await asyncio.sleep(backoff * random.uniform(0.5, 1.5))
             backoff *= 2
 
@@ -166,9 +177,12 @@ class Upstream:
             self.timeout,
         )
         try:
-            return LobbyResult.model_validate(_reply_dict(data, "lobby"))
+            reply = _lobby_reply.validate_json(data)
         except ValidationError:
             raise GatewayError(BAD_REPLY, "the lobby sent an unreadable reply") from None
+        if isinstance(reply, UpstreamError):
+            raise GatewayError(reply.error.code, reply.error.message)
+        return LobbyResult.of(reply)
 
     async def chat_post(self, room: str, player_id: str, name: str, text: str) -> dict[str, Any]:
         body = {"v": CONTRACT_VERSION, "player_id": player_id, "name": name, "text": text}

@@ -236,23 +236,27 @@ class ClientSession:
             await self._reply(self._refusal(raw, exc))
             return
         started = time.perf_counter()
+        outcome = "ok"
         try:
             result = await self._dispatch(message)
-        except GatewayError as exc:
-            text = self._error(message.id, exc.code, exc.message)
         except AuthError as exc:
+            outcome = "refused"
             text = self._error(message.id, exc.code, exc.message)
             if self.identity is None:
                 self.push(text)
                 self.close(CLOSE_UNAUTHORIZED, exc.code)
                 return
+        except GatewayError as exc:
+            outcome = "refused"
+            text = self._error(message.id, exc.code, exc.message)
         except Exception:
+            outcome = "error"
             log.exception("message %s failed", type(message).__name__)
             text = self._error(message.id, INTERNAL, "the gateway failed; try again")
         else:
             text = self._ok(message.id, result)
         await self._reply(text)
-        self.gw.metrics.observe(message.type, time.perf_counter() - started)
+        self.gw.metrics.observe(message.type, outcome, time.perf_counter() - started)
 
     def _refusal(self, raw: str | bytes, exc: ValidationError) -> str:
         """The error reply to a message that failed validation (the rare path: read it
@@ -343,7 +347,15 @@ def _peek_id(raw: str | bytes) -> str | int | None:
     return value if isinstance(value, (str, int)) else None
 
 
+CLOSE_TRY_AGAIN = 1013
+"""The gateway is not connected to NATS yet: come back shortly."""
+
+
 @websocket("/ws")
 async def websocket_endpoint(socket: WebSocket[Any, Any, Any]) -> None:
-    gateway: Gateway = socket.app.state.gateway
+    gateway: Gateway | None = getattr(socket.app.state, "gateway", None)
+    if gateway is None:
+        await socket.accept()
+        await socket.close(code=CLOSE_TRY_AGAIN, reason="starting; try again soon")
+        return
     await ClientSession(gateway, socket).run()
