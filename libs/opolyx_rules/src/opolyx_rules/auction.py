@@ -7,8 +7,6 @@ Each step returns whether the auction has ended; the caller then resolves the la
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .board import SQUARES
 from .context import Ctx
 from .events import BANK, AuctionBid, AuctionEnded, AuctionPassed, AuctionStarted, Transfer
@@ -54,7 +52,7 @@ def bid(ctx: Ctx, seat: int) -> bool:
     auction = _current(ctx)
     amount = auction.minimum
     step = ctx.s.config.auction_step
-    projected = replace(auction, bid=amount, leader=seat, minimum=amount + step)
+    projected = auction._replace(bid=amount, leader=seat, minimum=amount + step)
     nxt = _next_bidder(ctx, projected, seat)
     deadline = ctx.now + ctx.s.config.auction_bid_seconds
     ctx.emit(AuctionBid(seat, amount, NO_BIDDER if nxt is None else nxt, amount + step, deadline))
@@ -67,7 +65,7 @@ def pass_(ctx: Ctx, seat: int, automatic: bool) -> bool:
 
 
 def _emit_pass(ctx: Ctx, auction: AuctionPending, seat: int, automatic: bool) -> None:
-    nxt = _next_bidder(ctx, replace(auction, passed=auction.passed | {seat}), seat)
+    nxt = _next_bidder(ctx, auction._replace(passed=auction.passed | {seat}), seat)
     deadline = ctx.now + ctx.s.config.auction_bid_seconds
     ctx.emit(AuctionPassed(seat, automatic, NO_BIDDER if nxt is None else nxt, deadline))
 

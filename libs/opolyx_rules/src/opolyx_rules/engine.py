@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from . import flow, payment, trade, turn
@@ -114,7 +115,11 @@ def new_game(
         first_seat, rng = randbelow(rng, count)
     elif not 0 <= first_seat < count:
         raise RulesError("setup/first_seat", f"first_seat must be a seat from 0 to {count - 1}")
-    boosts = tuple({sq: capped_boost(pct) for sq, pct in setup.boosts.items()} for setup in setups)
+    # Read-only mappings: the boosts a seat brings are fixed when the game starts (R20).
+    boosts = tuple(
+        MappingProxyType({sq: capped_boost(pct) for sq, pct in setup.boosts.items()})
+        for setup in setups
+    )
     for seat_boosts in boosts:
         for sq in seat_boosts:
             if sq not in PROPERTY_SLOT:

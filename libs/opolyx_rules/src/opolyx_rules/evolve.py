@@ -9,7 +9,6 @@ event type, found through a table (faster than a long ``match``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from .board import JAIL, PROPERTY_SLOT
@@ -207,8 +206,7 @@ def _auction_started(s: Draft, e: AuctionStarted) -> None:
 def _auction_bid(s: Draft, e: AuctionBid) -> None:
     auction = s.pending
     assert isinstance(auction, AuctionPending)
-    s.pending = replace(
-        auction,
+    s.pending = auction._replace(
         seat=e.next_bidder,
         deadline=e.deadline,
         bid=e.amount,
@@ -220,8 +218,7 @@ def _auction_bid(s: Draft, e: AuctionBid) -> None:
 def _auction_passed(s: Draft, e: AuctionPassed) -> None:
     auction = s.pending
     assert isinstance(auction, AuctionPending)
-    s.pending = replace(
-        auction,
+    s.pending = auction._replace(
         seat=e.next_bidder,
         deadline=e.deadline,
         leader=None if e.seat == auction.leader else auction.leader,

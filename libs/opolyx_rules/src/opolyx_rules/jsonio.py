@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from .errors import StateVersionError
@@ -29,7 +30,7 @@ from .state import (
     Then,
 )
 
-_PENDING_CLASSES: dict[str, type[Pending]] = {
+_PENDING_CLASSES: dict[str, Any] = {
     "roll": RollPending,
     "buy": BuyPending,
     "auction": AuctionPending,
@@ -124,7 +125,8 @@ def _pending_from_json(d: dict[str, Any] | None) -> Pending | None:
             d["steps"],
             tuple((q[0], q[1], q[2]) for q in d["queue"]),
         )
-    return _PENDING_CLASSES[kind](seat, deadline)
+    simple: Pending = _PENDING_CLASSES[kind](seat, deadline)
+    return simple
 
 
 def state_to_json(state: State, *, secrets: bool = True) -> dict[str, Any]:
@@ -231,7 +233,9 @@ def state_from_json(data: dict[str, Any]) -> State:
             PropState(q["square"], q["owner"], q["buildings"], q["mortgaged"], q["mortgaged_round"])
             for q in data["squares"]
         ),
-        boosts=tuple({int(sq): pct for sq, pct in b.items()} for b in data["boosts"]),
+        boosts=tuple(
+            MappingProxyType({int(sq): pct for sq, pct in b.items()}) for b in data["boosts"]
+        ),
         rng=data.get("rng", 0),
         script=Script(
             dice=tuple((d[0], d[1]) for d in script.get("dice", ())),

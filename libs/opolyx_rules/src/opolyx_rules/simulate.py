@@ -50,7 +50,8 @@ def play_game(
     while not live.finished:
         if commands >= max_commands:
             raise RuntimeError(f"game {mode}/{seed} did not end after {max_commands} commands")
-        seat = awaiting(live)[0]
+        pending = live.pending
+        seat = pending.seat if pending is not None and not live.offers else awaiting(live)[0]
         now += 1.0
         turn_of = live.current_seat
         events = apply_in_place(ctx, chosen[seat](live, seat), now)

@@ -9,6 +9,7 @@ whole state round-trips through JSON (``state_to_json``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .board import PROPERTY_SQUARES
 from .commands import Terms
 from .modes import ModeConfig
+from .values import compare_by_type
 
 SCHEMA_VERSION = 1
 RULES_VERSION = "1.0"
@@ -106,27 +108,24 @@ class Then(StrEnum):
     DICE = "dice"
 
 
-@dataclass(frozen=True, slots=True)
-class Pending:
-    """The decision the game waits for: who decides, and by when (absolute seconds)."""
+# The decision the game waits for: who decides (``seat``) and by when (``deadline``,
+# absolute seconds), plus what the kind needs. NamedTuples: one is built on most commands
+# and they are several times cheaper to build than frozen dataclasses; ``compare_by_type``
+# (below) keeps a roll decision from equalling a Jackpot decision with the same fields.
 
+
+class RollPending(NamedTuple):
     seat: int
     deadline: float
 
     @property
     def kind(self) -> PendingKind:
-        raise NotImplementedError
-
-
-@dataclass(frozen=True, slots=True)
-class RollPending(Pending):
-    @property
-    def kind(self) -> PendingKind:
         return PendingKind.ROLL
 
 
-@dataclass(frozen=True, slots=True)
-class BuyPending(Pending):
+class BuyPending(NamedTuple):
+    seat: int
+    deadline: float
     square: int
 
     @property
@@ -134,10 +133,11 @@ class BuyPending(Pending):
         return PendingKind.BUY
 
 
-@dataclass(frozen=True, slots=True)
-class AuctionPending(Pending):
+class AuctionPending(NamedTuple):
     """``seat`` is the bidder whose turn it is; ``deadline`` is their 10 s."""
 
+    seat: int
+    deadline: float
     square: int
     decliner: int
     order: tuple[int, ...]
@@ -153,8 +153,9 @@ class AuctionPending(Pending):
         return PendingKind.AUCTION
 
 
-@dataclass(frozen=True, slots=True)
-class PaymentPending(Pending):
+class PaymentPending(NamedTuple):
+    seat: int
+    deadline: float
     amount: int
     creditors: tuple[tuple[int, int], ...]
     reason: str
@@ -167,25 +168,52 @@ class PaymentPending(Pending):
         return PendingKind.PAYMENT
 
 
-@dataclass(frozen=True, slots=True)
-class JackpotPending(Pending):
+class JackpotPending(NamedTuple):
+    seat: int
+    deadline: float
+
     @property
     def kind(self) -> PendingKind:
         return PendingKind.JACKPOT
 
 
-@dataclass(frozen=True, slots=True)
-class BusPending(Pending):
+class BusPending(NamedTuple):
+    seat: int
+    deadline: float
+
     @property
     def kind(self) -> PendingKind:
         return PendingKind.BUS
 
 
-@dataclass(frozen=True, slots=True)
-class TeleportPending(Pending):
+class TeleportPending(NamedTuple):
+    seat: int
+    deadline: float
+
     @property
     def kind(self) -> PendingKind:
         return PendingKind.TELEPORT
+
+
+Pending = (
+    RollPending
+    | BuyPending
+    | AuctionPending
+    | PaymentPending
+    | JackpotPending
+    | BusPending
+    | TeleportPending
+)
+PENDING_CLASSES: tuple[type[Any], ...] = (
+    RollPending,
+    BuyPending,
+    AuctionPending,
+    PaymentPending,
+    JackpotPending,
+    BusPending,
+    TeleportPending,
+)
+compare_by_type(PENDING_CLASSES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +242,7 @@ class State:
     #: one entry per property, in board order (``board.PROPERTY_SLOT`` maps squares)
     props: tuple[PropState, ...]
     #: per seat: square -> collectible card boost in percent (fixed at game start)
-    boosts: tuple[dict[int, int], ...]
+    boosts: tuple[Mapping[int, int], ...]
     rng: int
     script: Script
     first_seat: int
@@ -261,7 +289,7 @@ class Draft(State):
     if TYPE_CHECKING:
         seats: tuple[SeatState, ...]
         props: tuple[PropState, ...]
-        boosts: tuple[dict[int, int], ...]
+        boosts: tuple[Mapping[int, int], ...]
         rng: int
         script: Script
         round: int

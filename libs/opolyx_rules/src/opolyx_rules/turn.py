@@ -84,8 +84,9 @@ def start_turn(ctx: Ctx, seat: int, round_no: int) -> None:
 def next_active_seat(ctx: Ctx, after: int) -> int:
     seats = ctx.s.seats
     n = len(seats)
-    for step in range(1, n + 1):
-        candidate = (after + step) % n
+    candidate = after
+    for _ in range(n):
+        candidate = candidate + 1 if candidate + 1 < n else 0
         if not seats[candidate].out:
             return candidate
     return after
