@@ -284,7 +284,7 @@ class DiceRolled(EventModel):
     type: Literal["dice_rolled"] = "dice_rolled"
     seat: SInt
     white: tuple[SInt, SInt]
-    third: SStr | None
+    third: Literal["1", "2", "3", "bus", "x"] | None
     doubles: SInt
     roll_again: SBool
     x_jump: SBool
@@ -296,7 +296,7 @@ class Moved(EventModel):
     frm: SInt
     to: SInt
     passed_start: SBool
-    how: SStr
+    how: Literal["roll", "card", "jump", "bus"]
 
 
 class Transfer(EventModel):
@@ -371,7 +371,7 @@ class PaymentRequired(EventModel):
     creditors: tuple[tuple[SInt, SInt], ...]
     reason: SStr
     deadline: SFloat
-    then: SStr
+    then: Literal["landed", "roll", "move", "dice"]
     steps: SInt
     queue: tuple[tuple[SInt, SInt, SInt], ...]
 

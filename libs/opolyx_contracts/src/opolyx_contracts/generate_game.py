@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import enum
+import json
 import sys
 import textwrap
 import types
@@ -56,7 +57,8 @@ def _type(hint: Any, bounded: bool) -> str:
     if hint is float:
         return "SFloat"
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return "Literal[" + ", ".join(repr(member.value) for member in hint) + "]"
+        # json.dumps: double quotes, as ruff format writes them
+        return "Literal[" + ", ".join(json.dumps(member.value) for member in hint) + "]"
     origin = get_origin(hint)
     args = get_args(hint)
     if origin is Literal:
