@@ -55,6 +55,7 @@ __all__ = [
     "permissions_markdown",
     "stream_declare",
     "stream_read",
+    "subject_matches",
 ]
 
 INBOX_ROOT = "_INBOX"
@@ -108,6 +109,25 @@ class Role:
     def subscribe(self) -> tuple[str, ...]:
         """The subscribe allow list: the grants plus the role's own reply inbox."""
         return _unique([*(s for g in self.grants for s in g.subscribe), f"{self.inbox_prefix}.>"])
+
+    def may_publish(self, subject: str) -> bool:
+        """What the server decides for a publish to the concrete `subject`."""
+        return any(subject_matches(p, subject) for p in self.publish)
+
+    def may_subscribe(self, subject: str) -> bool:
+        """What the server decides for a subscription to the concrete `subject`."""
+        return any(subject_matches(p, subject) for p in self.subscribe)
+
+
+def subject_matches(pattern: str, subject: str) -> bool:
+    """NATS wildcard matching of a concrete subject: `*` is one token, a final `>` the rest."""
+    pattern_tokens, subject_tokens = pattern.split("."), subject.split(".")
+    for i, token in enumerate(pattern_tokens):
+        if token == ">":
+            return len(subject_tokens) > i
+        if i >= len(subject_tokens) or (token != "*" and token != subject_tokens[i]):
+            return False
+    return len(pattern_tokens) == len(subject_tokens)
 
 
 def _unique(subjects: Iterable[str]) -> tuple[str, ...]:

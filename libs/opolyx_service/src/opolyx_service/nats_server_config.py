@@ -28,6 +28,7 @@ from opolyx_contracts.permissions import ROLES, Role
 __all__ = [
     "CONFIG_NAME",
     "NatsAuthSetup",
+    "ServerTls",
     "ensure_passwords",
     "render_server_config",
     "url_with_credentials",
@@ -57,6 +58,25 @@ def ensure_passwords(directory: Path, roles: Iterable[str]) -> dict[str, str]:
     return passwords
 
 
+@dataclass(frozen=True)
+class ServerTls:
+    """TLS for the server's client port (a production-like local run, TLS tests)."""
+
+    cert_file: Path
+    key_file: Path
+    ca_file: Path | None = None
+    verify_clients: bool = False
+    """Require client certificates signed by `ca_file` (mutual TLS)."""
+
+    def config(self) -> dict[str, Any]:
+        block: dict[str, Any] = {"cert_file": str(self.cert_file), "key_file": str(self.key_file)}
+        if self.ca_file is not None:
+            block["ca_file"] = str(self.ca_file)
+        if self.verify_clients:
+            block["verify"] = True
+        return block
+
+
 def _user(role: Role, password: str) -> dict[str, Any]:
     permissions: dict[str, Any] = {
         "publish": {"allow": list(role.publish)},
@@ -73,6 +93,7 @@ def render_server_config(
     roles: Mapping[str, Role] = ROLES,
     *,
     store_dir: Path | None = None,
+    tls: ServerTls | None = None,
 ) -> str:
     """The server's configuration (JSON, which nats-server reads as its own format).
 
@@ -86,6 +107,8 @@ def render_server_config(
     }
     if store_dir is not None:
         config["jetstream"] = {"store_dir": str(store_dir)}
+    if tls is not None:
+        config["tls"] = tls.config()
     return json.dumps(config, indent=2) + "\n"
 
 
@@ -133,11 +156,12 @@ def write_nats_auth(
     roles: Mapping[str, Role] = ROLES,
     *,
     store_dir: Path | None = None,
+    tls: ServerTls | None = None,
 ) -> NatsAuthSetup:
     """Write (or refresh) the server configuration; passwords already there are kept."""
     passwords = ensure_passwords(directory, roles)
     config_path = directory / CONFIG_NAME
-    text = render_server_config(passwords, roles, store_dir=store_dir)
+    text = render_server_config(passwords, roles, store_dir=store_dir, tls=tls)
     tmp = config_path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:

@@ -32,7 +32,7 @@ from typing import Any
 import nats
 from nats.aio.client import Client
 from opolyx_service.nats_auth import connect_options
-from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
+from opolyx_service.nats_server_config import NatsAuthSetup, ServerTls, write_nats_auth
 from opolyx_service.settings import NatsSettings
 
 from opolyx_testing.docker import docker_available
@@ -210,11 +210,17 @@ def _start_container(auth: NatsAuthSetup | None) -> NatsServer:
 
 @contextlib.contextmanager
 def start_nats_server(
-    store_dir: Path, prefer_docker: bool | None = None, *, authorization: bool = True
+    store_dir: Path,
+    prefer_docker: bool | None = None,
+    *,
+    authorization: bool = True,
+    tls: ServerTls | None = None,
 ) -> Iterator[NatsServer]:
-    """A running nats-server with JetStream (and one user per role), stopped on exit."""
-    use_docker = docker_available() if prefer_docker is None else prefer_docker
-    auth = write_nats_auth(store_dir / "auth") if authorization else None
+    """A running nats-server with JetStream (and one user per role), stopped on exit.
+
+    With `tls` (local binary only), clients must connect with TLS."""
+    use_docker = (docker_available() if prefer_docker is None else prefer_docker) and not tls
+    auth = write_nats_auth(store_dir / "auth", tls=tls) if authorization else None
     server = _start_container(auth) if use_docker else _start_local(store_dir, auth=auth)
     try:
         yield server
