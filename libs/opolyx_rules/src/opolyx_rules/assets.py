@@ -7,11 +7,11 @@ from .board import (
     DEALERSHIP_RENT,
     GROUP_SLOTS,
     GROUP_SQUARES,
+    IS_STREET,
     PROPERTY_SLOT,
     SQUARES,
     STREET_GROUPS,
     UTILITY_MULTIPLIER,
-    SquareKind,
 )
 from .modes import ModeConfig
 from .state import PropState, State
@@ -56,14 +56,14 @@ def base_rent(state: State, square: int) -> int:
     if p.owner is None or p.mortgaged:
         return 0
     sq = SQUARES[square]
-    if sq.kind is SquareKind.STREET:
+    if IS_STREET[square]:
         if p.buildings:
             return sq.rents[p.buildings]
         full = holds_group(state, p.owner, square) and not group_has_buildings(state, square)
         return sq.rents[0] * 2 if full else sq.rents[0]
     props = state.props
     held = sum(1 for slot in GROUP_SLOTS[square] if props[slot].owner == p.owner)
-    if sq.kind is SquareKind.DEALERSHIP:
+    if sq.group == "dealer":
         return DEALERSHIP_RENT[held]
     dice_total = sum(state.dice) if state.dice else 0
     return dice_total * UTILITY_MULTIPLIER[held]

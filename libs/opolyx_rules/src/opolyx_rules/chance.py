@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .rng import randbelow
+from .rng import randbelow, two_dice
 from .state import Script, SpeedFace
 
 SPEED_DIE_FACES: tuple[SpeedFace, ...] = (
@@ -25,17 +25,29 @@ DECK_SIZE = 16
 ALL_CARDS_MASK = ((1 << (DECK_SIZE + 1)) - 1) & ~1  # bits 1..16
 
 
-# The engine draws an outcome to put it in an event, and ``evolve`` draws it again from
-# the same inputs to advance the state: a tiny cache of these pure functions saves the
-# second draw (dice are drawn on every roll).
-@lru_cache(maxsize=16)
-def draw_dice(rng: int, script: Script) -> tuple[tuple[int, int], int, Script]:
+DiceDraw = tuple[tuple[int, int], int, Script]
+#: the last dice draw: (rng, script, result). The engine draws the dice to put them in an
+#: event and ``evolve`` draws them again from the very same inputs to advance the state;
+#: remembering one pure result saves the second draw on every roll. One tuple, replaced
+#: whole, so concurrent callers can only miss, never see a mixed entry.
+_LAST_DICE: list[tuple[int, Script, DiceDraw] | None] = [None]
+
+
+def draw_dice(rng: int, script: Script) -> DiceDraw:
+    last = _LAST_DICE[0]
+    if last is not None and last[0] == rng and last[1] is script:
+        return last[2]
     if script.dice:
         a, b = script.dice[0]
-        return (a, b), rng, script._replace(dice=script.dice[1:])
-    a, rng = randbelow(rng, 6)
-    b, rng = randbelow(rng, 6)
-    return (a + 1, b + 1), rng, script
+        result: DiceDraw = ((a, b), rng, script._replace(dice=script.dice[1:]))
+    else:
+        first, second, after = two_dice(rng)
+        result = ((first + 1, second + 1), after, script)
+    _LAST_DICE[0] = (rng, script, result)
+    return result
+
+
+# The same for the (rarer) Speed die: a small cache of the pure function.
 
 
 @lru_cache(maxsize=16)

@@ -43,6 +43,29 @@ def randbelow(state: int, n: int) -> tuple[int, int]:
             return z % n, state
 
 
+_LIMIT_6 = (1 << 64) - ((1 << 64) % 6)
+
+
+def two_dice(state: int) -> tuple[int, int, int]:
+    """Two draws in [0, 6): ``randbelow(state, 6)`` twice, written out because every roll
+    needs it. Returns (first, second, next state)."""
+    while True:
+        state = (state + _GAMMA) & _MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+        if z < _LIMIT_6:
+            first = z % 6
+            break
+    while True:
+        state = (state + _GAMMA) & _MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        z ^= z >> 31
+        if z < _LIMIT_6:
+            return first, z % 6, state
+
+
 class Rng:
     """A mutable view over the integer state, for callers outside the engine
     (progression card drops, bots): ``Rng(seed).randbelow(6)``."""

@@ -57,6 +57,8 @@ from .state import MoveHow, SpeedFace, Then
 # Enum members read through their class cost a lookup each time; the hot paths use these.
 _ROLL, _BUS, _CARD, _JUMP = MoveHow.ROLL, MoveHow.BUS, MoveHow.CARD, MoveHow.JUMP
 _X, _BUS_FACE = SpeedFace.X, SpeedFace.BUS
+_START, _TAX, _EVENT = SquareKind.START, SquareKind.TAX, SquareKind.EVENT
+_GO_TO_JAIL, _JACKPOT = SquareKind.GO_TO_JAIL, SquareKind.JACKPOT
 
 
 def bank_sink(ctx: Ctx) -> int:
@@ -303,17 +305,17 @@ def land(ctx: Ctx, seat: int) -> None:
             payment.require(ctx, seat, rent, ((owner, rent),), "rent")
         else:
             landed(ctx)
-    elif kind is SquareKind.START:
+    elif kind is _START:
         ctx.emit(Transfer(BANK, seat, cfg.salary + cfg.landing_bonus, "start_landing"))
         landed(ctx)
-    elif kind is SquareKind.TAX:
+    elif kind is _TAX:
         payment.require(ctx, seat, sq.tax, ((bank_sink(ctx), sq.tax),), "tax")
-    elif kind is SquareKind.EVENT:
+    elif kind is _EVENT:
         draw_event_card(ctx, seat)
-    elif kind is SquareKind.GO_TO_JAIL:
+    elif kind is _GO_TO_JAIL:
         ctx.emit(SentToJail(seat, "square"))
         end_turn(ctx)
-    elif kind is SquareKind.JACKPOT:
+    elif kind is _JACKPOT:
         land_on_jackpot(ctx, seat)
     else:  # Just visiting
         landed(ctx)
