@@ -19,10 +19,11 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts import game
 from opolyx_contracts.subjects import TABLE_CREATE, table_command, table_partition, table_update
-from opolyx_contracts.table import SeatSpec, TableCommand, TableUpdate
+from opolyx_contracts.table import SeatSpec, TableCommand, TableEvents, TableUpdate
 from opolyx_service import configure_tracing
 from opolyx_table.instance import TableInstance
 from opolyx_table.jobs import CommandJob
+from opolyx_table.results import replay_lines
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Storage
 from opolyx_testing import NatsServer, script_path
@@ -285,7 +286,18 @@ async def test_the_revealed_seed_and_commands_replay_to_the_same_events(
         finished = await client.wait_finished(created.table_id, timeout=60)
     assert hashlib.sha256(str(finished.seed).encode()).hexdigest() == created.seed_commitment
     scenario = tmp_path / "game.jsonl"
-    scenario.write_text("\n".join(json.dumps(line) for line in finished.replay) + "\n")
+    # game.finished names the stored events; they and the seed replay the game.
+    assert finished.events is not None
+    batches = await client.read_events(created.table_id)
+    js = client_nc.jetstream()
+    first = await js.get_msg(finished.events.stream, finished.events.first_stream_seq)
+    last = await js.get_msg(finished.events.stream, finished.events.last_stream_seq)
+    assert TableEvents.model_validate_json(first.data or b"") == batches[0]
+    assert TableEvents.model_validate_json(last.data or b"") == batches[-1]
+    assert finished.replay == [], "the replay itself is not in the message"
+    assert len(finished.model_dump_json()) < 4096, "its size does not grow with the game"
+    lines = replay_lines("blitz", [*_bots(3), *_humans(1)], finished.seed, batches)
+    scenario.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     replayed = subprocess.run(
         [script_path("opolyx-rules"), "replay", str(scenario)],
         capture_output=True,

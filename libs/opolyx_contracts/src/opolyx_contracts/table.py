@@ -30,6 +30,7 @@ __all__ = [
     "DecisionKind",
     "DecisionRequest",
     "EventRecord",
+    "EventsReference",
     "GameFinished",
     "PendingDecision",
     "PublicView",
@@ -340,6 +341,19 @@ class SeatResult(BaseModel):
     buildings: int
 
 
+class EventsReference(BaseModel):
+    """A table's events messages in the TABLE_EVENTS stream, by stream sequence."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    stream: str
+    subject: str
+    first_stream_seq: int
+    """Stream sequence of the table's first events message (its `table_created`)."""
+    last_stream_seq: int
+    """Stream sequence of its last (the `seed_revealed`)."""
+
+
 class GameFinished(Message):
     table_id: str
     room_id: str | None
@@ -353,9 +367,12 @@ class GameFinished(Message):
     seed: int
     """The revealed seed: sha256(str(seed)) equals `seed_commitment`."""
     seed_commitment: str
-    replay: list[dict[str, Any]]
-    """`opolyx-rules replay` scenario lines: a setup line, every applied command with its
-    game time `at`, and a final wait; replaying them yields the game's events."""
+    events: EventsReference | None = None
+    """Where the whole game is stored (its events messages); with the seed, they replay
+    to the same events (`opolyx-rules replay`)."""
+    replay: list[dict[str, Any]] = Field(default_factory=list)
+    """No longer filled: a list that grows with the game pushed long games past NATS's
+    payload limit. Read the messages `events` names instead."""
     last_seq: int
     finished_at: float
 

@@ -54,8 +54,8 @@ class Announcer:
             added.append(await self.writer.store_table_events(table, [seed_revealed(table)]))
             table.seed_revealed = True
         if table.finished and not table.finish_announced:
-            batches = [batch async for _, batch in self.storage.read_events(table.table_id)]
-            finished = game_finished(table, view, batches)
+            first = await self.storage.first_stream_seq(table.table_id)
+            finished = game_finished(table, view, first)
             await self.outbox.game_finished(table, finished)
             table.finish_announced = True
             log.info("game_finished", table_id=table.table_id, winner=finished.winner)

@@ -11,7 +11,15 @@ from typing import Any
 
 import opolyx_rules
 from opolyx_contracts import game
-from opolyx_contracts.table import GameFinished, SeatOut, SeatResult, TableEvents
+from opolyx_contracts.subjects import TABLE_EVENTS_STREAM, table_events
+from opolyx_contracts.table import (
+    EventsReference,
+    GameFinished,
+    SeatOut,
+    SeatResult,
+    SeatSpec,
+    TableEvents,
+)
 
 from opolyx_table.table import Table
 
@@ -24,14 +32,17 @@ def _seat_holdings(view: dict[str, Any], seat: int) -> tuple[int, int]:
     return len(owned), sum(int(entry.get("buildings", 0) or 0) for entry in owned)
 
 
-def replay_lines(table: Table, batches: list[TableEvents]) -> list[dict[str, Any]]:
-    """An `opolyx-rules replay` scenario that reproduces the game from its seed."""
+def replay_lines(
+    mode: str, seats: list[SeatSpec], seed: int, batches: list[TableEvents]
+) -> list[dict[str, Any]]:
+    """An `opolyx-rules replay` scenario that reproduces a game from its seed and its
+    stored events messages (the commands in them, each at its game time)."""
     cards = {
         str(index): {str(sq): pct for sq, pct in seat.boosts.items()}
-        for index, seat in enumerate(table.seats)
+        for index, seat in enumerate(seats)
         if seat.boosts
     }
-    setup: dict[str, Any] = {"mode": table.mode, "seats": len(table.seats), "seed": table.seed}
+    setup: dict[str, Any] = {"mode": mode, "seats": len(seats), "seed": seed}
     if cards:
         setup["cards"] = cards
     lines: list[dict[str, Any]] = [{"setup": setup}]
@@ -47,7 +58,7 @@ def replay_lines(table: Table, batches: list[TableEvents]) -> list[dict[str, Any
     return lines
 
 
-def game_finished(table: Table, view: dict[str, Any], batches: list[TableEvents]) -> GameFinished:
+def game_finished(table: Table, view: dict[str, Any], first_stream_seq: int) -> GameFinished:
     results: list[SeatResult] = []
     # Places (Team: the whole winning side first), XP and its inputs come from the rules.
     for result in opolyx_rules.seat_results(table.state):
@@ -80,7 +91,12 @@ def game_finished(table: Table, view: dict[str, Any], batches: list[TableEvents]
         seats=results,
         seed=table.seed,
         seed_commitment=table.seed_commitment,
-        replay=replay_lines(table, batches),
+        events=EventsReference(
+            stream=TABLE_EVENTS_STREAM,
+            subject=table_events(table.table_id),
+            first_stream_seq=first_stream_seq,
+            last_stream_seq=table.stream_seq,
+        ),
         last_seq=table.seq,
         finished_at=time.time(),
     )

@@ -217,6 +217,16 @@ class Storage:
         seq = int(raw.seq or 0)
         return seq, _parse_events(raw.data or b"", seq)
 
+    async def first_stream_seq(self, table_id: str) -> int:
+        """Stream sequence of the table's first events message (0 when it has none)."""
+        try:
+            raw = await self.js.get_msg(
+                TABLE_EVENTS_STREAM, seq=1, subject=table_events(table_id), next=True
+            )
+        except NotFoundError:
+            return 0
+        return int(raw.seq or 0)
+
     async def read_events(
         self, table_id: str, from_stream_seq: int = 1
     ) -> AsyncIterator[tuple[int, TableEvents]]:
