@@ -1,7 +1,8 @@
 """The chart rendered with the real Helm library (helm-python-sdk), as Kubernetes objects.
 
 Fixtures: `default_render` (the chart's own values), `production_render` (the production
-example), `render_chart` (any values; schema-checked unless told not to)."""
+example), `render_chart` (any values), `production_with` (the example with an override),
+`chart_postgres` (a PostgreSQL for progression)."""
 
 from __future__ import annotations
 
@@ -89,10 +90,9 @@ class Rendered:
         return env
 
 
-def render(values: dict[str, Any] | None = None, *, validate: bool = True) -> Rendered:
+def render(values: dict[str, Any] | None = None) -> Rendered:
+    """Render as `helm install` would (Helm checks the values against the schema first)."""
     with helm_python.Chart.load(CHART) as chart:
-        if validate:
-            chart.validate_schema(values or {})
         return Rendered(chart.render(values or {}, name=RELEASE, namespace=NAMESPACE))
 
 
@@ -126,7 +126,7 @@ def production_render() -> Rendered:
 
 @pytest.fixture(scope="session")
 def render_chart() -> Any:
-    """`render_chart(values, validate=True)`: a render of any values."""
+    """`render_chart(values)`: a render of any values."""
     return render
 
 

@@ -112,8 +112,11 @@ def test_pods_spread_and_drain_before_they_stop(production_render: Rendered) -> 
 
 def test_a_grace_period_too_short_for_the_drain_is_refused(production_with: Any) -> None:
     values = production_with({"table": {"terminationGracePeriodSeconds": 12}})
-    with pytest.raises(helm_python.HelmRenderError, match="terminationGracePeriodSeconds"):
-        helm_python.Chart.load(CHART).render(values)
+    with (
+        helm_python.Chart.load(CHART) as chart,
+        pytest.raises(helm_python.HelmRenderError, match="terminationGracePeriodSeconds"),
+    ):
+        chart.render(values)
 
 
 def test_a_configuration_change_rolls_only_that_service(

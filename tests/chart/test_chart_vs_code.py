@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import tomllib
@@ -165,7 +166,8 @@ def _resolved_environment(
 ) -> dict[str, str]:
     """The chart's environment of `service` with what only the cluster provides swapped for
     this machine's: the NATS address and the role's password file (the mounted Secret), the
-    database URL and keys (secretKeyRef), the pod name, the data folder and the ports."""
+    database URL and keys (secretKeyRef), the pod name, the data folder, the ports, and
+    JetStream replicas (one server here, a cluster there)."""
     assert nats.auth is not None
     env: dict[str, str] = {}
     for name, value in rendered.environment(service).items():
@@ -185,6 +187,8 @@ def _resolved_environment(
     role = env["OPOLYX_NATS__USER"]
     env["OPOLYX_NATS__URL"] = nats.plain_url
     env["OPOLYX_NATS__PASSWORD_FILE"] = str(nats.auth.password_file(role))
+    if "OPOLYX_TABLE__REPLICAS" in env:
+        env["OPOLYX_TABLE__REPLICAS"] = "1"  # one test server: replicas need a NATS cluster
     for local in ("OPOLYX_HTTP__PORT", "OPOLYX_HTTP__HOST"):
         del env[local]  # ServiceProcess gives each a free loopback port
     if "OPOLYX_PROGRESSION__OPERATOR__PORT" in env:
@@ -247,11 +251,13 @@ async def test_services_started_with_the_rendered_configuration_serve_their_prob
 
         _run_helm_test_pod(production_render, started["gateway"].http_port)
 
+        # What the kubelet does after the preStop sleep: SIGTERM, then the grace period.
+        for process in started.values():
+            process.send_signal(signal.SIGTERM)
         for service, process in started.items():
             pod = production_render.deployments()[service]["spec"]["template"]["spec"]
-            assert process.terminate(timeout=pod["terminationGracePeriodSeconds"]) == 0, (
-                f"{service} did not stop cleanly on SIGTERM:\n{process.log_tail()}"
-            )
+            code = process.wait(pod["terminationGracePeriodSeconds"])
+            assert code == 0, f"{service} did not stop cleanly on SIGTERM:\n{process.log_tail()}"
     finally:
         for process in started.values():
             process.kill()
