@@ -41,7 +41,7 @@ __all__ = [
     "EventModel",
     "GameCommand",
     "GameEvent",
-    "GameFinished",
+    "GameFinishedEvent",
     "JackpotBet",
     "JackpotDecline",
     "JackpotDeclined",
@@ -561,7 +561,7 @@ class TurnEnded(EventModel):
     seat: SInt
 
 
-class GameFinished(EventModel):
+class GameFinishedEvent(EventModel):
     type: Literal["game_finished"] = "game_finished"
     winner: SInt | None
     placement: tuple[SInt, ...]
@@ -662,7 +662,7 @@ GameEvent: TypeAlias = Annotated[
     | SeatActed
     | SeatWentOut
     | TurnEnded
-    | GameFinished,
+    | GameFinishedEvent,
     Field(discriminator="type"),
 ]
 
@@ -732,7 +732,7 @@ EVENT_MODELS: dict[str, type[EventModel]] = {
     "seat_acted": SeatActed,
     "seat_went_out": SeatWentOut,
     "turn_ended": TurnEnded,
-    "game_finished": GameFinished,
+    "game_finished": GameFinishedEvent,
 }
 """Event model by JSON `type`."""
 

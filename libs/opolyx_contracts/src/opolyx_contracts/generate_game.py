@@ -32,6 +32,10 @@ MAX_ITEMS = 64
 MAX_TEXT = 64
 """Bound on every string inside a command."""
 
+RENAMED = {"GameFinished": "GameFinishedEvent"}
+"""Rules classes whose model takes another name: `opolyx_contracts.table.GameFinished` is
+the GAMES stream's message, and generated schemas (AsyncAPI) need distinct names."""
+
 
 def _fields(cls: type[Any]) -> list[tuple[str, Any, bool, Any]]:
     """(name, type hint, has default, default) of a NamedTuple or dataclass, in order."""
@@ -187,7 +191,9 @@ def render() -> str:
     from opolyx_rules.events import EVENT_TYPES
 
     command_names = {kind: cls.__name__ for kind, cls in COMMAND_TYPES.items()}
-    event_names = {kind: cls.__name__ for kind, cls in EVENT_TYPES.items()}
+    event_names = {
+        kind: RENAMED.get(cls.__name__, cls.__name__) for kind, cls in EVENT_TYPES.items()
+    }
     models = {*command_names.values(), *event_names.values()}
     if len(models) != len(command_names) + len(event_names):
         raise ValueError("a command and an event share a class name")
