@@ -4,6 +4,7 @@ a service is stateless, secrets only from Secrets, a schema that refuses bad val
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -307,3 +308,26 @@ def test_the_helm_test_pod_is_a_test_hook(production_render: Rendered) -> None:
     service = production_render.named("Service", component_name("gateway"))
     assert env["GATEWAY_URL"] == f"http://{component_name('gateway')}:80"
     assert service["spec"]["ports"][0]["port"] == 80
+
+
+KUBERNETES_OBJECTS = {"podSecurityContext", "containerSecurityContext", "resources", "annotations"}
+"""Values passed to Kubernetes as they are: their fields are Kubernetes' own, documented there."""
+
+
+def test_every_value_has_a_comment() -> None:
+    lines = (CHART / "values.yaml").read_text().splitlines()
+    parents: list[tuple[int, str]] = []  # (indent, key) of the mappings around a line
+    undocumented = []
+    for number, line in enumerate(lines):
+        match = re.match(r"^( *)([A-Za-z0-9_./-]+):", line)
+        if not match or line.lstrip().startswith("#"):
+            continue
+        indent, key = len(match.group(1)), match.group(2)
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        inside_kubernetes_object = any(k in KUBERNETES_OBJECTS for _, k in parents)
+        previous = lines[number - 1].strip() if number else ""
+        if not inside_kubernetes_object and not previous.startswith("#"):
+            undocumented.append(f"line {number + 1}: {key}")
+        parents.append((indent, key))
+    assert undocumented == []
