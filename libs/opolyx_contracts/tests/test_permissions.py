@@ -106,7 +106,8 @@ def test_who_listens_where() -> None:
     consume_games = f"$JS.API.CONSUMER.DURABLE.CREATE.{subjects.GAMES_STREAM}.lobby"
     assert who_may_publish(consume_games) == {"table", "lobby", "progression"}
     follow_events = f"$JS.API.CONSUMER.CREATE.{subjects.TABLE_EVENTS_STREAM}.x.{EVENTS}"
-    assert who_may_publish(follow_events) == {"table", "gateway"}
+    # progression reads a finished game's events for mission statistics
+    assert who_may_publish(follow_events) == {"table", "gateway", "progression"}
 
 
 def test_every_role_has_its_own_inbox_and_no_one_else_reads_it() -> None:
