@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import time
 from typing import Any
 
 from nats.aio.client import Client
+from nats.js.errors import KeyNotFoundError, NoKeysError
 from opolyx_contracts.subjects import (
     TABLE_LEASES_BUCKET,
     TABLES_BUCKET,
@@ -62,6 +64,21 @@ async def owner_of(nc: Client, table_id: str) -> str:
     entry = await kv.get(f"p.{table_partition(table_id)}")
     assert entry.value is not None
     return entry.value.decode()
+
+
+async def leases_held_by(nc: Client, instance: str) -> list[str]:
+    kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
+    try:
+        keys = await kv.keys()
+    except NoKeysError:
+        return []
+    held = []
+    for key in keys:
+        with contextlib.suppress(KeyNotFoundError):
+            entry = await kv.get(key)
+            if key.startswith("p.") and entry.value == instance.encode():
+                held.append(key)
+    return held
 
 
 def command_ids(batches: list[Any]) -> list[str]:
@@ -158,6 +175,8 @@ async def test_the_only_instance_restarts_and_games_and_timers_resume(
         idle_table = await client.create("blitz", humans(3), seed=8)
         await asyncio.sleep(0.5)
         assert first.terminate() == 0, first.log_tail()
+        # SIGTERM hands the leases back at once: none waits for its TTL to run out.
+        assert await leases_held_by(nc, "only") == []
         stopped_at = time.time()
         before = check_contiguous(await client.read_events(bot_table.table_id))
         await start_instance(service_processes, nats_server, "only", clock_rate)

@@ -20,7 +20,7 @@ async def serve(runtime: ServiceRuntime) -> None:
     config = settings.table
     # Registered before the first await: the probe must not pass before NATS is up.
     started: list[TableInstance] = []
-    runtime.health.add_readiness_check("serving", lambda: bool(started) and started[0].ready)
+    runtime.add_readiness_check("serving", lambda: bool(started) and started[0].ready)
     # Waits for NATS with backoff, adds a "nats" readiness check, drains at shutdown.
     nc = await runtime.connect_nats(name=f"table-{runtime.instance_id}")
 
@@ -36,7 +36,7 @@ async def serve(runtime: ServiceRuntime) -> None:
         events_max_age=config.events_max_age,
     )
     instance = TableInstance(
-        nc, connect_leases, storage, config, runtime.instance_id, runtime.registry
+        nc, connect_leases, storage, config, runtime.instance_id, runtime.registry, runtime.metrics
     )
     await instance.start()
     started.append(instance)

@@ -16,6 +16,7 @@ from nats.aio.client import Client
 from nats.aio.subscription import Subscription
 from opolyx_contracts.subjects import TABLE_CREATE
 from opolyx_contracts.table import TableEvents
+from opolyx_service.metrics import ServiceMetrics
 from prometheus_client import CollectorRegistry
 
 from opolyx_table.announce import Announcer
@@ -43,6 +44,7 @@ class TableInstance:
         config: TableConfig,
         instance_id: str,
         registry: CollectorRegistry | None = None,
+        service_metrics: ServiceMetrics | None = None,
     ) -> None:
         registry = registry or CollectorRegistry()
         self.nc = nc
@@ -64,6 +66,7 @@ class TableInstance:
             self.partitions.reload,
             self.partitions.drop,
             registry,
+            service_metrics,
         )
         self.creation = Creation(
             nc, self.partitions, self.writer, config, str(opolyx_rules.RULES_VERSION)

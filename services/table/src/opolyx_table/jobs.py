@@ -19,9 +19,10 @@ from nats.aio.msg import Msg
 from opentelemetry import trace
 from opolyx_contracts import ErrorReply, error_reply
 from opolyx_contracts import errors as codes
+from opolyx_contracts.subjects import TABLE_COMMANDS_ANY
 from opolyx_contracts.table import CommandAccepted, TableCommand, TableEvents
 from opolyx_service import extracted_context, get_logger
-from opolyx_service.metrics import counter, histogram
+from opolyx_service.metrics import ServiceMetrics, counter, histogram
 from prometheus_client import CollectorRegistry
 
 from opolyx_table import core
@@ -88,8 +89,11 @@ class Jobs:
         reload: Callable[[Table], Awaitable[None]],
         drop: Callable[[Table, str], None],
         registry: CollectorRegistry,
+        service_metrics: ServiceMetrics | None = None,
     ) -> None:
         self.nc = nc
+        self._service_metrics = service_metrics
+        """The skeleton's `opolyx_handled_total` / `opolyx_handle_seconds` (every service)."""
         self.writer = writer
         self.outbox = outbox
         self.announcer = announcer
@@ -189,7 +193,10 @@ class Jobs:
         await self.reply(job.msg, encode(reply))
         self.in_flight -= 1
         self.m_commands.labels(label).inc()
-        self._m_latency.observe(time.perf_counter() - job.received)
+        elapsed = time.perf_counter() - job.received
+        self._m_latency.observe(elapsed)
+        if self._service_metrics is not None:
+            self._service_metrics.handled(TABLE_COMMANDS_ANY, label, elapsed)
         if stored:
             # Let the connection's flusher put the reply on the wire first: the follow-up
             # work would otherwise hold it back by its whole CPU time (~0.3 ms).
