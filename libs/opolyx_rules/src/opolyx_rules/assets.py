@@ -21,10 +21,6 @@ def prop(state: State, square: int) -> PropState:
     return state.props[PROPERTY_SLOT[square]]
 
 
-def group_props(state: State, square: int) -> list[PropState]:
-    return [prop(state, sq) for sq in GROUP_SQUARES[SQUARES[square].group]]
-
-
 def holds_group(state: State, seat: int, square: int) -> bool:
     props = state.props
     return all(props[slot].owner == seat for slot in GROUP_SLOTS[square])
