@@ -104,6 +104,8 @@ class Player:
         return await future
 
     def _on_view(self, message: dict[str, Any]) -> None:
+        if message["type"] == "table.update":  # the table's own update, forwarded
+            message = {**message, "state": message["view"], "seq": message["last_seq"]}
         self.view = message["state"]
         if "legal" in message:  # the baseline's per-seat push
             self.legal = message["legal"] or []

@@ -11,6 +11,7 @@ import pytest
 import websockets
 from opolyx_contracts import subjects
 from opolyx_contracts.game import Roll
+from opolyx_contracts.gateway import TableUpdatePush
 from opolyx_contracts.lobby import LobbyEvent, RoomDetail, RoomMember, lobby_member_events
 from opolyx_testing.http import metric_value
 
@@ -196,17 +197,18 @@ async def test_player_watches_acts_and_sees_the_update_with_its_sequence(
 
     await table.act(seat=0, events=2)
     pushed = await client.push("table.update")
-    assert (pushed["first_seq"], pushed["seq"]) == (2, 3)
+    assert (pushed["table_id"], pushed["first_seq"], pushed["last_seq"]) == ("t1", 2, 3)
     assert [e["seq"] for e in pushed["events"]] == [2, 3]
     assert pushed["events"][0]["event"]["type"] == "turn_started"
-    assert pushed["state"]["mode"] == "classic" and legal_of(pushed, 1)
+    assert pushed["view"]["mode"] == "classic" and legal_of(pushed, 1)
+    TableUpdatePush.model_validate(pushed)  # the contract's shape
 
     views_before = table.views_asked
     reply = await client.request("table.cmd", table="t1", command={"type": "roll"})
     assert reply["ok"] and reply["data"] == {"seq": 4, "version": 4, "events": 1}
     sent = table.received[-1]
     assert sent.player_id == me and sent.command == Roll()  # the table fills in the seat
-    pushed = await client.push("table.update", seq=4)
+    pushed = await client.push("table.update", last_seq=4)
     assert pushed["events"][0]["event"]["type"] == "dice_rolled"
     # one request per command: the update carries the view, nobody asked for it
     assert table.views_asked == views_before
@@ -263,7 +265,7 @@ async def test_spectator_sees_updates_but_cannot_act(gateway: RunningGateway) ->
     state = await client.push("table.state")
     assert state["seq"] == 1
     await table.act(seat=1)
-    assert (await client.push("table.update"))["seq"] == 2
+    assert (await client.push("table.update"))["last_seq"] == 2
     refused = await client.request("table.cmd", table="t3", command={"type": "roll"})
     assert refused["error"]["code"] == "seat/not_yours"
     assert table.seq == 2
@@ -326,7 +328,7 @@ async def test_reconnect_replays_missed_events_then_the_state(gateway: RunningGa
     await first.request("table.watch", table="t4")
     await first.push("table.state")
     await first.request("table.cmd", table="t4", command={"type": "roll"})
-    last_seen = (await first.push("table.update"))["seq"]
+    last_seen = (await first.push("table.update"))["last_seq"]
     assert last_seen == 2
     await first.close()
 
@@ -341,7 +343,7 @@ async def test_reconnect_replays_missed_events_then_the_state(gateway: RunningGa
     assert state["seq"] == 8 and legal_of(state, 0)
     # and it carries on live, without duplicates
     await table.act(seat=1)
-    assert (await second.push("table.update"))["seq"] == 9
+    assert (await second.push("table.update"))["last_seq"] == 9
     assert not [p for p in second.pushes if p["type"].startswith("table.")]
 
 

@@ -70,24 +70,24 @@ async def test_play_refusals_and_resume_against_the_real_table_service(
     assert {"type": "roll", "seat": current} in legal_of(state, current)
     rolled = await mover.request("table.cmd", table=table, command={"type": "roll"})
     assert rolled["ok"], rolled
-    pushed = await mover.push("table.update", table=table)
-    assert pushed["seq"] == rolled["data"]["seq"]
+    pushed = await mover.push("table.update", table_id=table)
+    assert pushed["last_seq"] == rolled["data"]["seq"]
     assert any(e["event"]["type"] == "dice_rolled" for e in pushed["events"])
     # the waiter got the very same update, without asking
-    assert await waiter.push("table.update", table=table) == pushed
+    assert await waiter.push("table.update", table_id=table) == pushed
 
     # the waiter drops out, the game goes on, and a reconnect replays what was missed
     seen = watch_b["data"]["seq"] if waiter is b else watch_a["data"]["seq"]
     await waiter.close()
     state = pushed
     for _ in range(20):  # the mover answers its decisions until the turn passes
-        pending = state["state"]["pending"]
+        pending = state["view"]["pending"]
         if pending is None or pending["seat"] == other_seat:
             break
         if pending["seat"] == current:
             choice = next(c for c in legal_of(state, current) if c["type"] in ANSWERS)
             assert (await mover.request("table.cmd", table=table, command=choice))["ok"]
-        state = await mover.push("table.update", table=table, timeout=10)
+        state = await mover.push("table.update", table_id=table, timeout=10)
     token = token_b if waiter is b else token_a
     back = await gateway.client(token)
     resumed = await back.request("table.watch", table=table, since=seen)

@@ -11,8 +11,8 @@ Gateway -> client pushes (`Push`, no id):
 - ``table.state``: the public view of a table at ``seq`` with the decisions pending (each
   with its seat's legal commands) and the seats; sent when a client starts watching and
   after it missed updates. The same push for every watcher, so encoded once.
-- ``table.update``: the events of one stored batch and the view and decisions after it
-  (the table's `TableUpdate`), the same for every watcher of the table.
+- ``table.update``: the table's `TableUpdate` (the events of one stored batch and the view
+  and decisions after it) as the table published it, the same for every watcher.
 - ``table.events``: events replayed to a client that resumes (``since``), before its
   ``table.state``.
 - ``lobby.rooms``: changes of the public room list (folded over ~100 ms), to every
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, field_va
 from opolyx_contracts.errors import ErrorBody
 from opolyx_contracts.game import GameCommand, Timeout
 from opolyx_contracts.lobby import LobbyEvent, LobbyReply, RoomDetail, RoomSummary
-from opolyx_contracts.table import EventRecord, PendingDecision, PublicView
+from opolyx_contracts.table import EventRecord, PendingDecision, PublicView, TableUpdate
 
 __all__ = [
     "CHAT_TEXT_LIMIT",
@@ -324,20 +324,15 @@ class TableStatePush(_Push):
     """The gateway's clock when sent (clients correct their countdowns by it)."""
 
 
-class TableUpdatePush(_Push):
+class TableUpdatePush(TableUpdate):
+    """The table's `TableUpdate` as it was published, with the push's ``type`` and the
+    gateway's clock: the gateway forwards the table's own JSON (checked, not re-encoded)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     type: Literal["table.update"] = "table.update"
-    table: str
-    first_seq: int
-    seq: int
-    """Sequence of the last event of this push (and of its state)."""
-    version: int
-    events: list[EventRecord]
-    state: PublicView
-    pending: list[PendingDecision]
-    deadline_at: float | None
     now: float
-    at: float
-    """When the table stored the events (Unix seconds)."""
+    """The gateway's clock when sent (clients correct their countdowns by it)."""
 
 
 class TableEventsPush(_Push):

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.pushes import (
+    UpdateHeader,
     encode_state,
     events_push,
     seats_of,
@@ -91,6 +92,8 @@ class TableFeed:
         self.seq = -1
         """Sequence of the newest state this feed knows (-1: none yet)."""
         self._state: TableStatePush | None = None
+        self._last_update: str | None = None
+        """The last update's text: `_state` is read from it when a watcher joins."""
         self._known_seats: set[int] | None = set()
         """Seats whose decisions `_state` lists (None: every seat, from an update)."""
         self._lock = asyncio.Lock()
@@ -108,24 +111,37 @@ class TableFeed:
 
     async def _on_update(self, msg: Msg) -> None:
         try:
-            update = TableUpdate.model_validate_json(msg.data)
-        except ValidationError as exc:
-            log.warning("unreadable update of table %s: %s", self.table_id, exc.errors()[:1])
+            raw = msg.data.decode()
+            header = UpdateHeader.model_validate_json(raw)
+        except (ValidationError, UnicodeDecodeError) as exc:
+            log.warning("unreadable update of table %s: %s", self.table_id, exc)
             return
-        if update.table_id != self.table_id:
+        if header.table_id != self.table_id:
             return
         async with self._lock:
-            await self._apply(update)
+            await self._apply(header, raw)
 
-    async def _apply(self, update: TableUpdate) -> None:
-        if self.seq < 0 or update.last_seq <= self.seq:
+    async def _apply(self, header: UpdateHeader, raw: str) -> None:
+        if self.seq < 0 or header.last_seq <= self.seq:
             return  # no watcher has a state yet (its join asks for one), or already seen
-        if update.first_seq > self.seq + 1:  # core NATS dropped something: the stream has it
-            await self._push_missed(self.seq, update.first_seq - 1)
-        self._broadcast(update.last_seq, update_push(update))
-        self.seq = update.last_seq
-        self._state = state_from_update(update, self.seats or [])
+        if header.first_seq > self.seq + 1:  # core NATS dropped something: the stream has it
+            await self._push_missed(self.seq, header.first_seq - 1)
+        self._broadcast(header.last_seq, update_push(raw))
+        self.seq = header.last_seq
+        self._last_update = raw
+        self._state = None
         self._known_seats = None
+
+    def _current_state(self) -> TableStatePush | None:
+        """The state a joining watcher gets, read from the last update only when asked."""
+        if self._state is None and self._last_update is not None:
+            try:
+                update = TableUpdate.model_validate_json(self._last_update)
+            except ValidationError as exc:
+                log.warning("update of table %s unreadable: %s", self.table_id, exc.errors()[:1])
+                return None
+            self._state = state_from_update(update, self.seats or [])
+        return self._state
 
     def _broadcast(self, seq: int, text: str) -> None:
         for sink, watcher in list(self.watchers.items()):
@@ -188,6 +204,7 @@ class TableFeed:
         state = state_from_view(view, per_seat, self.seats)
         if state.seq >= self.seq:
             self.seq, self._state, self._known_seats = state.seq, state, set(per_seat)
+            self._last_update = None
         return state
 
     def seat_of(self, player_id: str) -> int | None:
@@ -203,7 +220,7 @@ class TableFeed:
             raise GatewayError(UNAVAILABLE, f"the table cannot be followed now ({exc})") from None
         async with self._lock:
             self.watchers.pop(sink, None)
-            state = self._state
+            state = self._current_state()
             if state is None:
                 state = await self._snapshot(set(), player_id)
             seat = self.seat_of(player_id)

@@ -344,12 +344,17 @@ function onEvents(push) {
   logEvents(events);
 }
 
-// One stored batch: its events, then the state after them (the seats stay as they were).
+// One stored batch (the table's update as published): its events, then the state after
+// them (the seats stay as they were).
 function onUpdate(push) {
   const t = app.table;
-  if (!t || push.table !== t.id || !t.view) return;
-  onEvents(push);
-  onState({ ...push, type: P.TABLE_STATE, seats: t.view.seats });
+  if (!t || push.table_id !== t.id || !t.view) return;
+  onEvents({ table: push.table_id, seq: push.last_seq, events: push.events });
+  onState({
+    type: P.TABLE_STATE, table: push.table_id, seq: push.last_seq, version: push.version,
+    state: push.view, pending: push.pending, seats: t.view.seats,
+    deadline_at: push.deadline_at, now: push.now,
+  });
 }
 
 function logEvents(events) {
