@@ -181,6 +181,11 @@ def test_autoscaling_a_stateful_service_is_refused_even_without_the_schema(
         ({"nats": {"auth": {"roleSecrets": {"admin": "x"}}}}, "admin"),
         ({"gateway": {"extraEnv": {"PATH": "/bin"}}}, "PATH"),
         ({"table": {"settings": {"Partitions": 3}}}, "Partitions"),
+        ({"table": {"settings": {"lease_tll": 6}}}, "lease_tll"),
+        ({"table": {"settings": {"snapshot_every": 0}}}, "minimum"),
+        ({"bots": {"settings": {"command_timeout_seconds": "soon"}}}, "want number"),
+        ({"progression": {"settings": {"database_url": "postgresql://x"}}}, "database_url"),
+        ({"progression": {"settings": {"farming": {"window_games": 1000}}}}, "maximum"),
         ({"unknownTopLevel": True}, "unknownTopLevel"),
     ],
 )

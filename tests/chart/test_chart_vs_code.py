@@ -6,6 +6,7 @@ probes and pass the `helm test` pod's check."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import signal
 import subprocess
@@ -18,10 +19,8 @@ from typing import Any
 
 import httpx
 import pytest
-from opolyx_bots.worker import BotsSettings
 from opolyx_gateway.app import create_app
 from opolyx_gateway.settings import GatewaySettings
-from opolyx_lobby.settings import LobbySettings
 from opolyx_progression.settings import ProgressionSettings
 from opolyx_service.health import HealthServer, Readiness
 from opolyx_service.settings import ServiceSettings
@@ -35,15 +34,20 @@ from pydantic import BaseModel
 
 from .conftest import REPO, Rendered
 
-SETTINGS: dict[str, type[ServiceSettings]] = {
-    "table": TableSettings,
-    "lobby": LobbySettings,
-    "bots": BotsSettings,
-    "progression": ProgressionSettings,
-    "gateway": GatewaySettings,
-}
-"""Each service's settings model. A new service directory must be added here (the test
-`test_every_service_directory_is_deployed_and_known` says so)."""
+
+def _load_schema_generator() -> types.ModuleType:
+    path = REPO / "deploy" / "helm" / "settings_schema.py"
+    spec = importlib.util.spec_from_file_location("settings_schema", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+schema_generator = _load_schema_generator()
+SETTINGS: dict[str, type[ServiceSettings]] = schema_generator.SETTINGS
+"""Each service's settings model (one list, the schema generator's). A new service directory
+must be added there (`test_every_service_directory_is_deployed_and_known` says so)."""
 
 SERVICES_DIR = REPO / "services"
 
@@ -86,7 +90,9 @@ def test_known_variables_walks_nested_sections() -> None:
 def test_every_service_directory_is_deployed_and_known(production_render: Rendered) -> None:
     deployments = production_render.deployments()
     for service in existing_services():
-        assert service in SETTINGS, f"services/{service}: add its settings model to SETTINGS"
+        assert service in SETTINGS, (
+            f"services/{service}: add its settings model to deploy/helm/settings_schema.py"
+        )
         assert service in deployments, f"services/{service} has no Deployment in the chart"
 
 
@@ -100,6 +106,12 @@ def test_every_variable_a_deployment_sets_is_a_setting_of_its_service(
         unknown = sorted(set(rendered.environment(service)) - known)
         # pydantic-settings ignores unknown variables silently: a typo would go unnoticed.
         assert unknown == [], f"{service} sets variables its settings do not read: {unknown}"
+
+
+def test_the_schema_knows_exactly_the_settings_of_each_service() -> None:
+    # Generated from the settings models; a field added, removed or retyped in a service
+    # must be regenerated into the schema, else an SRE's values are checked against stale ones.
+    assert schema_generator.main(["--check"]) == 0, "run deploy/helm/settings_schema.py"
 
 
 def _container(rendered: Rendered, service: str) -> dict[str, Any]:
@@ -219,7 +231,7 @@ def test_the_settings_models_accept_the_rendered_values(
         assert settings.nats.user == service
         assert settings.instance_id == f"pod-{service}"
         if isinstance(settings, TableSettings):
-            assert settings.table.replicas == 3 and settings.table.partitions == 64
+            assert settings.table.partitions == 64 and settings.table.lease_ttl == 6
         if isinstance(settings, GatewaySettings):
             assert settings.gateway.active_key_id == "k2"
         if isinstance(settings, ProgressionSettings):
