@@ -3,7 +3,8 @@
 Handlers are typed (`async def on_x(body: SomeModel) -> Reply`): FastStream validates the
 body and the AsyncAPI document (`asyncapi.py`) shows its schema. Every broker made here
 - connects with the service's NATS settings (the same options as `connect_nats`);
-- propagates trace context in headers (`NatsTelemetryMiddleware`);
+- propagates trace context in headers (`NatsTelemetryMiddleware`) when the service exports
+  traces (`OPOLYX_TELEMETRY__TRACES`), and does no tracing work otherwise;
 - counts per handler into the service's Prometheus registry (`faststream_*{app_name}`);
 - answers a request whose handler raised with the contract's error reply: a coded error
   (`ContractError`, a rules error) keeps its code, an invalid body is `request/invalid`,
@@ -95,7 +96,9 @@ def create_broker(
         name=f"{settings.service_name}-{settings.resolved_instance_id()}",
         middlewares=(
             coded_error_replies(settings.service_name),
-            NatsTelemetryMiddleware(),
+            # Spans cost about 30-40 us a message even with nothing exporting them (STACK.md):
+            # no tracing middleware unless this service exports traces.
+            *([NatsTelemetryMiddleware()] if settings.telemetry.traces != "none" else []),
             NatsPrometheusMiddleware(registry=registry, app_name=settings.service_name),
         ),
         logger=logging.getLogger(f"{settings.service_name}.broker"),

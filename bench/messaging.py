@@ -1,0 +1,116 @@
+"""What FastStream's typed handlers cost against plain nats-py on request-reply: the figure
+behind "FastStream by default, plain nats-py only on a measured hot path" (opolyx_service).
+
+One nats-server; in this process a responder and a requester, one request at a time, a
+small contract-sized body. Side A: a plain nats-py subscription that parses the body with
+the model and replies with encoded bytes (what the table and the gateway do). Side B: a
+FastStream typed handler on the service skeleton's broker (`create_broker`: error replies,
+tracing, Prometheus middlewares), body validated from the annotation, reply a model. Rounds
+interleave A B A B; each prints the median round trip per side, then the ratio B/A and the
+machine load.
+
+    python bench/messaging.py [--rounds 6] [--requests 1500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import nats
+from faststream.nats import NatsBroker
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from opolyx_contracts.envelope import Message, OkReply
+from opolyx_service.broker import create_broker, start_broker
+from opolyx_service.settings import NatsSettings, ServiceSettings
+from opolyx_testing import start_nats_server
+from prometheus_client import CollectorRegistry
+from pydantic import Field
+
+PLAIN = "opolyx.bench.plain"
+TYPED = "opolyx.bench.typed"
+
+
+class Ask(Message):
+    command_id: str = Field(max_length=64)
+    player_id: str = Field(max_length=64)
+    amount: int
+
+
+class Answer(OkReply):
+    seq: int
+    version: int
+
+
+BODY = Ask(command_id="t-1:17:0", player_id="alice", amount=120).model_dump_json().encode()
+
+
+async def plain_responder(nc: Client) -> None:
+    async def on_request(msg: Msg) -> None:
+        ask = Ask.model_validate_json(msg.data)
+        await msg.respond(Answer(seq=ask.amount, version=1).model_dump_json().encode())
+
+    await nc.subscribe(PLAIN, cb=on_request)
+    await nc.flush()
+
+
+def typed_broker(url: str) -> NatsBroker:
+    broker = create_broker(
+        ServiceSettings(service_name="bench", nats=NatsSettings(url=url)), CollectorRegistry()
+    )
+
+    @broker.subscriber(TYPED)
+    async def on_request(ask: Ask) -> Answer:
+        return Answer(seq=ask.amount, version=1)
+
+    return broker
+
+
+async def round_trip_us(nc: Client, subject: str, requests: int) -> float:
+    samples = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        await nc.request(subject, BODY, timeout=5)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1e6
+
+
+async def main(rounds: int, requests: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp, start_nats_server(Path(tmp)) as server:
+        responder = await nats.connect(server.url)
+        await plain_responder(responder)
+        broker = typed_broker(server.url)
+        await start_broker(broker)
+        client = await nats.connect(server.url)
+        try:
+            await round_trip_us(client, PLAIN, 200)  # warm both paths up
+            await round_trip_us(client, TYPED, 200)
+            plain: list[float] = []
+            typed: list[float] = []
+            for index in range(rounds):
+                plain.append(await round_trip_us(client, PLAIN, requests))
+                typed.append(await round_trip_us(client, TYPED, requests))
+                print(f"round {index + 1}: plain {plain[-1]:.0f} us, faststream {typed[-1]:.0f} us")
+        finally:
+            await client.drain()
+            await broker.stop()
+            await responder.drain()
+    a, b = statistics.median(plain), statistics.median(typed)
+    print(
+        f"request-reply p50, one at a time: plain nats-py {a:.0f} us, FastStream typed {b:.0f} us"
+    )
+    print(f"ratio FastStream / plain: {b / a:.2f}x  (load average {os.getloadavg()})")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--requests", type=int, default=1500)
+    options = parser.parse_args()
+    asyncio.run(main(options.rounds, options.requests))
