@@ -638,3 +638,29 @@ async def test_the_room_list_is_bounded(lobby_factory: LobbyFactory, nc: Client)
     assert [r["room_id"] for r in listed["rooms"]] == created[:200]
     assert listed["more_rooms"] is True
     assert len(json.dumps(listed)) < 256 * 1024
+
+
+async def test_every_instance_lists_every_room_including_those_made_before_it_started(
+    lobby_factory: LobbyFactory, nc: Client
+) -> None:
+    one = await lobby_factory()
+    made = [(await create(nc, f"host{i}", seats=2))["room"]["room_id"] for i in range(3)]
+    await lobby_cmd(nc, type="leave", player_id="host1", room_id=made[1])  # closes it
+    two = await lobby_factory()  # starts after: it must catch up on the bucket at once
+
+    def listed(app: LobbyApp) -> Awaitable[bytes]:
+        return app.answer(LobbyCommand(type="list", player_id="x").model_dump_json().encode())
+
+    rows = json.loads(await listed(two))["rooms"]
+    assert [r["room_id"] for r in rows] == [made[0], made[2]]
+    # a change made through one instance reaches the other's index
+    await one.answer(
+        LobbyCommand(type="leave", player_id="host0", room_id=made[0]).model_dump_json().encode()
+    )
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        rows = json.loads(await listed(two))["rooms"]
+        if [r["room_id"] for r in rows] == [made[2]]:
+            break
+        await asyncio.sleep(0.02)
+    assert [r["room_id"] for r in rows] == [made[2]]

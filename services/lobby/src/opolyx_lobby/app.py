@@ -46,6 +46,7 @@ class LobbyApp:
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._games: JetStreamContext.PullSubscription | None = None
+        self._store: LobbyStore | None = None
         #: set once the command subscription is known to the server (readiness)
         self._started = False
 
@@ -81,6 +82,8 @@ class LobbyApp:
         nc = self.broker.connection
         js = nc.jetstream()
         store = await LobbyStore.open(js)
+        await store.index.start()
+        self._store = store
         self.lobby = Lobby(nc, store, self.settings.lobby, registry=self.registry)
         await ensure_games_stream(js)
         self._games = games = await js.pull_subscribe(
@@ -118,6 +121,9 @@ class LobbyApp:
                 await self._games.unsubscribe()
             self._games = None
         await self.broker.stop()
+        if self._store is not None:
+            await self._store.index.stop()
+            self._store = None
         self.lobby = None
 
     async def _consume_games(self, sub: JetStreamContext.PullSubscription, lobby: Lobby) -> None:

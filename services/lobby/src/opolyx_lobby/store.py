@@ -18,7 +18,6 @@ from nats.js.errors import (
     APIError,
     KeyNotFoundError,
     KeyWrongLastSequenceError,
-    NoKeysError,
 )
 from nats.js.kv import KeyValue
 from opolyx_contracts.lobby import LOBBY_ALREADY_IN_GAME, LOBBY_BUSY, LOBBY_UNKNOWN_ROOM
@@ -27,6 +26,7 @@ from opolyx_service.connection import ensure_kv
 from pydantic import BaseModel, ConfigDict
 
 from opolyx_lobby.errors import LobbyError
+from opolyx_lobby.room_index import RoomIndex
 from opolyx_lobby.rooms import Room
 
 __all__ = ["Claim", "LobbyStore", "player_key"]
@@ -55,13 +55,18 @@ class Claim(BaseModel):
 
 
 class LobbyStore:
-    def __init__(self, rooms: KeyValue, active: KeyValue) -> None:
+    def __init__(self, rooms: KeyValue, active: KeyValue, index: RoomIndex) -> None:
         self.rooms = rooms
         self.active = active
+        self.index = index
 
     @classmethod
     async def open(cls, js: JetStreamContext) -> LobbyStore:
-        return cls(await ensure_kv(js, ROOMS_BUCKET), await ensure_kv(js, ACTIVE_GAMES_BUCKET))
+        """The buckets, and the room index following them (``index.start()`` before use)."""
+        rooms = await ensure_kv(js, ROOMS_BUCKET)
+        return cls(
+            rooms, await ensure_kv(js, ACTIVE_GAMES_BUCKET), RoomIndex(js, rooms, ROOMS_BUCKET)
+        )
 
     # rooms -------------------------------------------------------------------------
 
@@ -83,7 +88,8 @@ class LobbyStore:
         return found
 
     async def insert_room(self, room: Room) -> None:
-        await self.rooms.create(room.room_id, _dump(room))
+        revision = await self.rooms.create(room.room_id, _dump(room))
+        self.index.note(room.room_id, room, revision)
 
     async def change_room(
         self, room_id: str, change: Callable[[Room], Room | None]
@@ -100,24 +106,19 @@ class LobbyStore:
             try:
                 if after is None:
                     await _delete(self.rooms, room_id, revision)
+                    # the delete's own revision is not returned; any later one is higher
+                    self.index.note(room_id, None, revision + 1)
                 else:
-                    await self.rooms.update(room_id, _dump(after), last=revision)
+                    new_revision = await self.rooms.update(room_id, _dump(after), last=revision)
+                    self.index.note(room_id, after, new_revision)
             except KeyWrongLastSequenceError:
                 continue
             return before, after
         raise LobbyError(LOBBY_BUSY, "the room is changing too fast; try again")
 
     async def all_rooms(self) -> list[Room]:
-        try:
-            keys = await self.rooms.keys()
-        except NoKeysError:
-            return []
-        rooms = []
-        for key in keys:
-            found = await self.get_room(key)
-            if found is not None:
-                rooms.append(found[0])
-        return rooms
+        """Every live room, from the index (see `room_index` for why not the bucket's keys)."""
+        return self.index.rooms()
 
     async def delete_room(self, room_id: str) -> Room | None:
         """Delete the room; returns it as it was, or None when it was gone or changing."""
@@ -128,6 +129,7 @@ class LobbyStore:
             await _delete(self.rooms, room_id, found[1])
         except KeyWrongLastSequenceError:
             return None
+        self.index.note(room_id, None, found[1] + 1)
         return found[0]
 
     # claims (R21) --------------------------------------------------------------------
