@@ -61,7 +61,8 @@ def document() -> dict[str, Any]:
         .publishes(
             LOBBY_MEMBER_EVENTS_WILDCARD,
             LobbyEvent,
-            description="A private room's events, to each member's own subject.",
+            description="Every room's events (a private room's only here), to the own "
+            "subject of each human member before and after the change.",
         )
         .publishes(
             TABLE_CREATE,
