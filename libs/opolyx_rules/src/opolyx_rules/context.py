@@ -1,22 +1,23 @@
-"""The decision context: a scratch copy of the state plus the events decided so far.
+"""The decision context: a private draft of the state plus the events decided so far.
 
 Every change goes through ``emit``, which records the event and applies it with the same
-``apply_in_place`` that ``evolve`` uses, so the events alone always rebuild the state.
-A rejected command raises before anything escapes: the scratch copy is simply dropped.
+handler ``evolve`` uses, so the events alone always rebuild the state. Guards run before
+the first event, so a refused command leaves the draft untouched; ``result`` freezes the
+draft into the next state.
 """
 
 from __future__ import annotations
 
 from .events import Event
 from .evolve import HANDLERS
-from .state import Draft, State, _thaw, freeze
+from .state import Draft, State, freeze, thaw
 
 
 class Ctx:
     __slots__ = ("events", "now", "s")
 
     def __init__(self, state: State, now: float) -> None:
-        self.s: Draft = _thaw(state)
+        self.s: Draft = thaw(state)
         self.events: list[Event] = []
         self.now = now
 

@@ -55,7 +55,7 @@ from .events import (
     Transfer,
     TurnSkipped,
 )
-from .evolve import apply_in_place as evolve_in_place
+from .evolve import apply_in_place
 from .guards import GUARDS, Guard
 from .modes import ModeConfig, get_mode
 from .progression import capped_boost
@@ -192,7 +192,7 @@ def apply(state: State, command: Command, now: float) -> tuple[State, list[Event
     return ctx.result(), ctx.events
 
 
-def apply_in_place(ctx: Ctx, command: Command, now: float) -> list[Event]:
+def apply_on_draft(ctx: Ctx, command: Command, now: float) -> list[Event]:
     """Apply ``command`` to the context's draft itself, for drivers of whole games
     (``simulate``) that need no state of their own between decisions. A refused command
     raises before anything changes: every guard runs before the first event."""
@@ -211,7 +211,7 @@ def replay(initial: State, events: Iterable[Event]) -> State:
     before the first of them."""
     s = thaw(initial)
     for event in events:
-        evolve_in_place(s, event)
+        apply_in_place(s, event)
     return freeze(s)
 
 

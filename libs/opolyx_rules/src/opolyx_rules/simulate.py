@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from .commands import Command
 from .context import Ctx
-from .engine import apply_in_place, awaiting, new_game
+from .engine import apply_on_draft, awaiting, new_game
 from .events import Event
 from .policy import RESERVE, simple_policy
 from .state import State
@@ -38,7 +38,7 @@ def play_game(
     """Play one game to its end; every command is sent one second after the previous,
     so no timer fires (the turn limits are far longer).
 
-    The game is played on one private draft (``engine.apply_in_place``) instead of a new
+    The game is played on one private draft (``engine.apply_on_draft``) instead of a new
     state per command: each policy is shown that live state and must not keep it."""
     ctx = Ctx(new_game(mode, seats, seed), 0.0)
     live = ctx.s
@@ -54,7 +54,7 @@ def play_game(
         seat = pending.seat if pending is not None and not live.offers else awaiting(live)[0]
         now += 1.0
         turn_of = live.current_seat
-        events = apply_in_place(ctx, chosen[seat](live, seat), now)
+        events = apply_on_draft(ctx, chosen[seat](live, seat), now)
         commands += 1
         # A turn starts exactly when the turn passes to another seat (TurnStarted).
         if live.current_seat != turn_of:

@@ -9,7 +9,7 @@ whole state round-trips through JSON (``state_to_json``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -326,14 +326,9 @@ def _generated_thaw() -> Any:
     return namespace["thaw"]
 
 
-_thaw = _generated_thaw()
+#: ``thaw(state)``: a mutable private copy of ``state`` (the engine's draft)
+thaw: Callable[[State], Draft] = _generated_thaw()
 _set_class = object.__setattr__
-
-
-def thaw(state: State) -> Draft:
-    """A mutable private copy of ``state`` (the engine's scratch state)."""
-    draft: Draft = _thaw(state)
-    return draft
 
 
 def freeze(draft: Draft) -> State:
