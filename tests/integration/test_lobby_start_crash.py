@@ -22,7 +22,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.errors import NoKeysError
-from opolyx_contracts.lobby import LobbyCommand
+from opolyx_contracts.lobby import LobbyCommand, LobbyEvent, lobby_member_events
 from opolyx_contracts.subjects import LOBBY_CMD, TABLE_CREATE, TABLES_BUCKET, table_view
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
@@ -156,6 +156,15 @@ async def test_a_lobby_killed_at_any_step_of_a_start_converges_after_restart(
     doomed.kill()
     await abandon(starting)  # the killed lobby never answers
 
+    told: list[LobbyEvent] = []
+
+    async def on_member_event(msg: Msg) -> None:
+        told.append(LobbyEvent.model_validate_json(msg.data))
+
+    await nc.subscribe(lobby_member_events("bob"), cb=on_member_event)
+    await nc.flush()
+    await asyncio.sleep(0)
+    await nc.flush()
     restarted = service_processes.start(
         [script_path("opolyx-lobby")], lobby_env(nats_server), name="lobby"
     )
@@ -163,6 +172,11 @@ async def test_a_lobby_killed_at_any_step_of_a_start_converges_after_restart(
     room = await room_once_settled(nc, room_id)
     assert room["status"] == "started", room
     table_id = await assert_room_and_game_agree(nc, room_id, ["alice", "bob"])
+    # the members' clients are told the game started, whatever step the crash hit
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not any(e.type == "room_started" for e in told):
+        await asyncio.sleep(0.05)
+    assert [e.table_id for e in told if e.type == "room_started"][:1] == [table_id]
     # the room's members are in the game: they cannot leave the room or join another
     left = await lobby(nc, type="leave", player_id="bob", room_id=room_id)
     assert left["error"]["code"] == "lobby/room_started"
