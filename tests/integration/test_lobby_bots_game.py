@@ -163,6 +163,9 @@ async def test_one_human_and_bots_play_to_the_end_even_when_a_bot_worker_dies(
     assert mine["table_id"] is None and mine["room"] is None
     again = await lobby(nc, type="create", player_id=HUMAN, mode="classic", seats=2)
     assert again["ok"], again
+    # Table, lobby and bots did all of it within their NATS roles.
+    if nats_server.is_local_process:
+        assert nats_server.permission_violations() == []
 
 
 async def test_a_human_who_resigns_is_free_at_once_while_the_bots_play_on(
@@ -194,3 +197,5 @@ async def test_a_human_who_resigns_is_free_at_once_while_the_bots_play_on(
         await asyncio.sleep(0.2)
         state = state_from_json((await view(nc, table_id, 0))["state"])
     assert state.finished and state.seats[0].out
+    if nats_server.is_local_process:
+        assert nats_server.permission_violations() == []
