@@ -173,6 +173,18 @@ class Launcher:
             path.chmod(0o600)
         return path.read_text().strip()
 
+    def progression_env(self) -> dict[str, str]:
+        """Progression keeps its SQLite database under the data directory; its operator
+        endpoint (alt-farming flags) takes the token written here on the first run."""
+        token = self.data_dir / "progression-operator-token"
+        if not token.exists():
+            token.write_text(secrets.token_urlsafe(32))
+            token.chmod(0o600)
+        return {
+            "OPOLYX_PROGRESSION__DATA_DIR": str(self.data_dir / "progression"),
+            "OPOLYX_PROGRESSION__OPERATOR__TOKEN": token.read_text().strip(),
+        }
+
     def run(self) -> str:
         auth = write_nats_auth(self.data_dir / "nats-auth")
         nats_url = self.start_nats(auth)
@@ -186,6 +198,8 @@ class Launcher:
                 continue
             health = free_port()
             env = {**common, **auth.env_for(name), "OPOLYX_HTTP__PORT": str(health)}
+            if name == "progression":
+                env.update(self.progression_env())
             proc = self.spawn(name, [str(exe), *args], env)
             self.wait_ready(name, proc, health, "/readyz")
             log(f"{name} ready")
