@@ -10,6 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ class Rendered:
 
     manifests: dict[str, str]
 
-    @property
+    @cached_property
     def objects(self) -> list[dict[str, Any]]:
         return list(self._iter_objects())
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from opolyx_contracts.permissions import ROLES
 from opolyx_testing.nats_server import nats_server_binary
@@ -22,7 +23,9 @@ RECIPE = re.compile(r"nats-values\.yaml <<'EOF'\n(.*?)\nEOF\n", re.DOTALL)
 REFERENCE = re.compile(r"^<< \$([A-Z_]+) >>$")
 
 
+@pytest.fixture(scope="module")
 def recipe_values() -> dict[str, Any]:
+    """What the README's script prints, run as written."""
     (script,) = RECIPE.findall(README.read_text())
     result = subprocess.run(
         [sys.executable, "-"], input=script, capture_output=True, text=True, check=True
@@ -31,15 +34,17 @@ def recipe_values() -> dict[str, Any]:
     return values
 
 
-def test_the_recipe_clusters_jetstream_on_file_storage() -> None:
-    config = recipe_values()["config"]
+def test_the_recipe_clusters_jetstream_on_file_storage(recipe_values: dict[str, Any]) -> None:
+    config = recipe_values["config"]
     assert config["cluster"] == {"enabled": True, "replicas": 3}
     assert config["jetstream"]["enabled"] is True
     assert config["jetstream"]["fileStore"]["enabled"] is True
 
 
-def test_every_role_is_a_user_whose_password_comes_from_the_charts_secret() -> None:
-    values = recipe_values()
+def test_every_role_is_a_user_whose_password_comes_from_the_charts_secret(
+    recipe_values: dict[str, Any],
+) -> None:
+    values = recipe_values
     chart_values = yaml.safe_load((CHART / "values.yaml").read_text())
     secret = chart_values["nats"]["auth"]["existingSecret"]
     users = {u["user"]: u for u in values["config"]["merge"]["authorization"]["users"]}
@@ -53,8 +58,10 @@ def test_every_role_is_a_user_whose_password_comes_from_the_charts_secret() -> N
         assert reference == {"name": secret, "key": role}
 
 
-def test_nats_server_accepts_the_configuration_the_recipe_makes(tmp_path: Path) -> None:
-    values = recipe_values()
+def test_nats_server_accepts_the_configuration_the_recipe_makes(
+    recipe_values: dict[str, Any], tmp_path: Path
+) -> None:
+    values = recipe_values
     authorization = values["config"]["merge"]["authorization"]
     # The NATS chart writes `<< $X >>` as a bare `$X`: an environment reference of nats.conf.
     text = json.dumps({"authorization": authorization}, indent=2)
