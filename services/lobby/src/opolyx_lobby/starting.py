@@ -139,7 +139,10 @@ class Starter:
         except _TableNotCreated as exc:
             return await self._reopen(room, start_id, str(exc), raise_error=reply_errors)
         except _NoTableService as exc:
-            if new_start:
+            # Undo only a start no other instance can have resumed (and so asked for) yet.
+            since = room.starting_since if room.starting_since is not None else 0.0
+            alone = self.clock() - since < self.settings.start_resume_after_seconds
+            if new_start and alone:
                 return await self._reopen(room, start_id, str(exc), raise_error=reply_errors)
             log.warning("start_waits_for_a_table_service", room_id=room.room_id)
             raise LobbyError(
