@@ -411,7 +411,9 @@ def _mismatch(room: Room, event: GameFinished) -> str | None:
     """Why ``event`` is not the end of the game ``room`` started, or None when it is."""
     if room.status != "started" or room.table_id != event.table_id:
         return "table_mismatch"
-    seats = [(s.player_id, s.bot) for s in sorted(event.seats, key=lambda s: s.seat)]
-    if seats != [(m.player_id, m.bot) for m in room.members]:
+    # Who sat at the table, not in which order (the room's order is the seat order today,
+    # but freeing players must not hang on it).
+    seats = sorted((s.player_id, s.bot) for s in event.seats)
+    if seats != sorted((m.player_id, m.bot) for m in room.members):
         return "seats_mismatch"
     return None
