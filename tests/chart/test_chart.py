@@ -187,6 +187,7 @@ def test_autoscaling_a_stateful_service_is_refused_even_without_the_schema(
         ({"progression": {"settings": {"database_url": "postgresql://x"}}}, "database_url"),
         ({"progression": {"settings": {"farming": {"window_games": 1000}}}}, "maximum"),
         ({"unknownTopLevel": True}, "unknownTopLevel"),
+        ({"defaults": {"settings": {"partitions": 3}}}, "maxProperties"),
     ],
 )
 def test_the_schema_refuses_bad_values(

@@ -157,7 +157,7 @@ secretKeyRef variables from the Deployment instead.
 {{- $c := index (include "opolyx.components" $root | fromYaml) $name -}}
 {{- $svc := include "opolyx.service" . | fromYaml -}}
 {{- $nats := $root.Values.nats -}}
-{{- $settings := deepCopy $svc.settings -}}
+{{- $settings := deepCopy (default dict $svc.settings) -}}
 {{- if eq $name "table" -}}
 {{- $_ := set $settings "replicas" (default $nats.jetstream.replicas $settings.replicas) -}}
 {{- end -}}
