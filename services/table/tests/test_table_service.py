@@ -383,7 +383,7 @@ async def test_two_instances_share_the_partitions_and_one_takes_all_when_the_oth
 ) -> None:
     left = await start_table("left", lease_ttl=1.0)
     right = await start_table("right", lease_ttl=1.0)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30  # rebalancing: one partition per heartbeat
     while time.monotonic() < deadline:
         owned = (left.owned, right.owned)
         if len(owned[0]) == len(owned[1]) == 8:

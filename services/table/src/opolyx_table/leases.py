@@ -231,6 +231,7 @@ class LeaseKeeper:
 
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
         self._loop = loop
         try:
             loop.run_until_complete(self._open())
@@ -241,6 +242,11 @@ class LeaseKeeper:
             return
         self._started.set()
         loop.run_forever()
+        # What the connection left running (its reader, flusher, pinger) ends here.
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.close()
 
     async def _open(self) -> None:

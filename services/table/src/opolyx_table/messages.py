@@ -112,20 +112,25 @@ class Change:
 
     def __init__(self, table: Table, decisions: list[Decision]) -> None:
         self.view_json = orjson.dumps(opolyx_rules.public_view(table.state))
-        legal = {d.seat: [opolyx_rules.command_to_json(c) for c in d.legal] for d in decisions}
-        self.legal_json = {seat: orjson.dumps(commands) for seat, commands in legal.items()}
-        self.legal: dict[int, list[GameCommand]] = {
-            seat: _LEGAL.validate_python(commands) for seat, commands in legal.items()
-        }
-        self.pending = [
-            PendingDecision(
-                seat=d.seat,
-                kind=d.kind,
-                deadline_at=None if d.deadline is None else table.wall_time(d.deadline),
-                legal=self.legal[d.seat],
-            )
+        self.legal_json = {
+            d.seat: orjson.dumps([opolyx_rules.command_to_json(c) for c in d.legal])
             for d in decisions
-        ]
+        }
+        self.pending_json = (
+            b"["
+            + b",".join(
+                encode_with(
+                    PendingDecision.model_construct(
+                        seat=d.seat,
+                        kind=d.kind,
+                        deadline_at=None if d.deadline is None else table.wall_time(d.deadline),
+                    ),
+                    {"legal": self.legal_json[d.seat]},
+                )
+                for d in decisions
+            )
+            + b"]"
+        )
         deadline = opolyx_rules.next_deadline(table.state)
         self.deadline_at = None if deadline is None else table.wall_time(deadline)
 
@@ -139,11 +144,10 @@ def table_update(table: Table, stored: list[TableEvents], change: Change) -> byt
         last_seq=stored[-1].last_seq,
         version=stored[-1].version,
         events=[record for batch in stored for record in batch.events],
-        pending=change.pending,
         deadline_at=change.deadline_at,
         at=time.time(),
     )
-    return encode_with(update, {"view": change.view_json})
+    return encode_with(update, {"view": change.view_json, "pending": change.pending_json})
 
 
 def decision_request(

@@ -31,6 +31,7 @@ from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFoundError
 from nats.js.kv import KeyValue
+from opentelemetry import trace
 from opolyx_contracts.subjects import (
     GAMES_STREAM,
     GAMES_STREAM_SUBJECTS,
@@ -98,6 +99,14 @@ def _pub_ack(msg: Msg) -> dict[str, Any] | tuple[int, str]:
     if error is not None:
         return int(error.get("err_code") or 0), str(error.get("description", error))
     return dict(reply)
+
+
+def traced(headers: dict[str, str]) -> dict[str, str]:
+    """`headers` plus the current trace context, when there is one (measured: injecting
+    an empty context costs tens of microseconds per message, a tenth of a command)."""
+    if not trace.get_current_span().get_span_context().is_valid:
+        return headers
+    return inject_headers(headers)
 
 
 def snapshot_key(partition: int, table_id: str) -> str:
@@ -177,7 +186,7 @@ class Storage:
                 table_events(table_id),
                 payload,
                 reply=self._ack_prefix + ack.token,
-                headers=inject_headers(
+                headers=traced(
                     {
                         "Nats-Msg-Id": event_message_id(table_id, first_seq),
                         "Nats-Expected-Last-Subject-Sequence": str(expected_stream_seq),
@@ -301,5 +310,5 @@ class Storage:
             subject,
             body,
             stream=GAMES_STREAM,
-            headers=inject_headers({"Nats-Msg-Id": message_id}),
+            headers=traced({"Nats-Msg-Id": message_id}),
         )
