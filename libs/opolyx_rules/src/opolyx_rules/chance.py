@@ -77,6 +77,13 @@ def draw_card(rng: int, script: Script, drawn: int) -> tuple[int, bool, int, Scr
         drawn = 0
     if script.deck:
         return script.deck[0], reshuffled, rng, script._replace(deck=script.deck[1:])
-    remaining = [c for c in range(1, DECK_SIZE + 1) if not drawn & (1 << c)]
+    remaining = _remaining(drawn)
     index, rng = randbelow(rng, len(remaining))
     return remaining[index], reshuffled, rng, script
+
+
+@lru_cache(maxsize=4096)
+def _remaining(drawn: int) -> tuple[int, ...]:
+    """The cards not drawn since the last shuffle, in order (drawn twice per card: by the
+    engine and by ``evolve``)."""
+    return tuple(c for c in range(1, DECK_SIZE + 1) if not drawn & (1 << c))
