@@ -105,13 +105,14 @@ class Starter:
         not answer); returns how many rooms were resolved (started or reopened)."""
         now = self.clock()
         resolved = 0
-        for room in await self.store.all_rooms():
-            if room.status == "starting":
-                since = room.starting_since if room.starting_since is not None else now
-                if now - since < self.settings.start_resume_after_seconds:
-                    continue  # its instance is probably still at it
-            elif room.status != "started" or room.seated:
+        for listed in await self.store.all_rooms():
+            if not self._unfinished(listed, now):
                 continue
+            # The index may be a moment behind: act on the room as stored now.
+            found = await self.store.get_room(listed.room_id)
+            if found is None or not self._unfinished(found[0], now):
+                continue
+            room = found[0]
             try:
                 after = await self.carry_on(room, reply_errors=False)
             except LobbyError:
@@ -120,6 +121,14 @@ class Starter:
                 resolved += 1
                 log.warning("unfinished_start_resolved", room_id=room.room_id, status=after.status)
         return resolved
+
+    def _unfinished(self, room: Room, now: float) -> bool:
+        """A start to carry on: "starting" for a while (its instance may be dead), or
+        started with players not all seated yet."""
+        if room.status == "starting":
+            since = room.starting_since if room.starting_since is not None else now
+            return now - since >= self.settings.start_resume_after_seconds
+        return room.status == "started" and not room.seated
 
     async def carry_on(self, room: Room, *, reply_errors: bool, new_start: bool = False) -> Room:
         """Take ``room``'s start from wherever it is to its end (idempotent). ``new_start``:
