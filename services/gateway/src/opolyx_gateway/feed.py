@@ -99,6 +99,9 @@ class TableFeed:
         self._lock = asyncio.Lock()
         self._sub: Subscription | None = None
         self._resync: asyncio.Task[None] | None = None
+        self._expected = 0
+        """Highest sequence a command reply named (see `expect`)."""
+        self._check: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------- live updates
     async def _ensure_subscribed(self) -> None:
@@ -159,12 +162,22 @@ class TableFeed:
 
     # ------------------------------------------------------------- the rare paths
     def expect(self, seq: int) -> None:
-        """A command's reply said the table is at `seq`: resync if no update brings it."""
-        if seq > self.seq and (self._resync is None or self._resync.done()):
-            self._resync = asyncio.create_task(self._resync_after(seq))
+        """A command's reply said the table is at `seq`: resync if no update brings it.
 
-    async def _resync_after(self, seq: int) -> None:
-        await asyncio.sleep(RESYNC_DELAY)
+        One timer per feed at a time (no task per command): when it fires, the feed must
+        have reached the highest sequence replies named meanwhile."""
+        if seq <= self.seq:
+            return
+        self._expected = max(self._expected, seq)
+        if self._check is None:
+            self._check = asyncio.get_running_loop().call_later(RESYNC_DELAY, self._check_expected)
+
+    def _check_expected(self) -> None:
+        self._check = None
+        if self.seq < self._expected and (self._resync is None or self._resync.done()):
+            self._resync = asyncio.create_task(self._resync_to(self._expected))
+
+    async def _resync_to(self, seq: int) -> None:
         for attempt in range(5):
             async with self._lock:
                 if self.seq >= seq or not self.watchers:
@@ -247,6 +260,8 @@ class TableFeed:
 
     async def close(self) -> None:
         self._on_empty(self)
+        if self._check is not None:
+            self._check.cancel()
         if self._resync is not None:
             self._resync.cancel()
         sub, self._sub = self._sub, None

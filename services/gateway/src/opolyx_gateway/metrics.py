@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sized
 
 from opolyx_service.metrics import ServiceMetrics, counter, gauge
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, Counter, Histogram
 
 __all__ = ["GatewayMetrics"]
 
@@ -18,6 +18,7 @@ __all__ = ["GatewayMetrics"]
 class GatewayMetrics:
     def __init__(self, registry: CollectorRegistry, service: ServiceMetrics) -> None:
         self._service = service
+        self._children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
         self.sessions = gauge(registry, "opolyx_gateway_sessions", "Open websockets")
         self.table_feeds = gauge(
             registry, "opolyx_gateway_table_feeds", "Tables watched (one subscription each)"
@@ -34,4 +35,14 @@ class GatewayMetrics:
         self.table_feeds.set_function(lambda: len(feeds))
 
     def observe(self, kind: str, outcome: str, seconds: float) -> None:
-        self._service.handled(f"ws.{kind}", outcome, seconds)
+        """Count one websocket message (the labelled children are looked up once each)."""
+        key = (kind, outcome)
+        children = self._children.get(key)
+        if children is None:
+            subject = f"ws.{kind}"
+            children = self._children[key] = (
+                self._service.handled_total.labels(subject, outcome),
+                self._service.handle_seconds.labels(subject),
+            )
+        children[0].inc()
+        children[1].observe(seconds)
