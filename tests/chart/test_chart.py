@@ -151,6 +151,8 @@ def test_autoscalers_scale_bots_and_gateway_only(production_render: Rendered) ->
     bots_metrics = targets[component_name("bots")]["spec"]["metrics"]
     assert [m["type"] for m in bots_metrics] == ["Resource", "Pods"]
     assert bots_metrics[1]["pods"]["metric"]["name"] == "opolyx_bot_decisions_per_second"
+    gateway_metrics = targets[component_name("gateway")]["spec"]["metrics"]
+    assert gateway_metrics[1]["pods"]["metric"]["name"] == "opolyx_gateway_sessions"
 
 
 def test_autoscaling_a_stateful_service_is_refused_even_without_the_schema(

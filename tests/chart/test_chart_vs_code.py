@@ -261,6 +261,7 @@ async def test_services_started_with_the_rendered_configuration_serve_their_prob
                 status, _ = await _get(process, container[probe]["httpGet"]["path"])
                 assert status == 200, f"{service} {probe}"
 
+        await _check_custom_metrics_are_exported(production_render, started)
         _run_helm_test_pod(production_render, started["gateway"].http_port)
 
         # What the kubelet does after the preStop sleep: SIGTERM, then the grace period.
@@ -297,6 +298,29 @@ async def _wait_for(process: ServiceProcess, path: str, timeout: float = 60.0) -
     raise AssertionError(
         f"{process.name} not ready on {path} ({status} {body!r}):\n{process.log_tail()}"
     )
+
+
+CUSTOM_METRIC_SERIES = {
+    "opolyx_bot_decisions_per_second": "opolyx_bot_decisions_total",
+    "opolyx_gateway_sessions": "opolyx_gateway_sessions",
+}
+"""The series each autoscaler's custom metric comes from (the adapter rules in the chart
+README)."""
+
+
+async def _check_custom_metrics_are_exported(
+    rendered: Rendered, started: dict[str, ServiceProcess]
+) -> None:
+    for hpa in rendered.of_kind("HorizontalPodAutoscaler"):
+        component = hpa["metadata"]["labels"]["app.kubernetes.io/component"]
+        for metric in hpa["spec"]["metrics"]:
+            if metric["type"] != "Pods":
+                continue
+            series = CUSTOM_METRIC_SERIES[metric["pods"]["metric"]["name"]]
+            status, body = await _get(started[component], "/metrics")
+            assert status == 200 and f"# TYPE {series} " in body.decode(), (
+                f"{component} does not export {series}"
+            )
 
 
 async def _get(process: ServiceProcess, path: str) -> tuple[int, bytes]:
