@@ -13,9 +13,10 @@ from opolyx_progression import reads, social
 from opolyx_progression.cards import draw_from_seed
 from opolyx_progression.database import migrate
 from opolyx_progression.integrity import FarmingRules
-from opolyx_progression.schema import metadata, weekly_xp
+from opolyx_progression.schema import metadata
 from opolyx_progression.stats import game_stats
 from opolyx_progression.store import CreditStore
+from opolyx_progression.weekly import add_weekly_xp
 from opolyx_rules.progression import level_for_xp, xp_for_seat
 from progression_builders import WEDNESDAY, EventLog, finished, seat, two_player_game
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -118,7 +119,7 @@ async def test_weekly_leaderboard_top_ties_and_own_rank(engine: AsyncEngine) -> 
         # Two players with exactly the same XP this week share a position.
         for pid in ("tie1", "tie2"):
             await reads.touch_player(conn, pid, None, NOW)
-            await conn.execute(weekly_xp.insert().values(week="2026-W49", player_id=pid, xp=77))
+        await add_weekly_xp(conn, {("2026-W49", "tie1"): 77, ("2026-W49", "tie2"): 77})
     async with engine.connect() as conn:
         board = await reads.leaderboard(conn, "cid", "weekly", None, NOW)
         small = await reads.leaderboard(conn, "dan", "weekly", None, NOW, limit=1)
@@ -255,3 +256,41 @@ async def test_team_games_are_not_checked_for_one_way_value(engine: AsyncEngine)
         )
         outcome = await store.credit(game, game_stats(log.batches))
         assert outcome is not None and outcome.reason == "paid"
+
+
+async def test_a_batch_credits_each_game_once_and_carries_totals_through(
+    engine: AsyncEngine,
+) -> None:
+    store = store_for(engine)
+    await store.credit(two_player_game("t0", "ann", "ben"), game_stats([]))
+    batch = [
+        (two_player_game("t0", "ann", "ben"), game_stats([])),  # credited before
+        (two_player_game("t1", "ann", "ben"), game_stats([])),
+        (two_player_game("t1", "ann", "ben"), game_stats([])),  # twice in the batch
+        (two_player_game("t2", "ben", "ann"), game_stats([])),
+    ]
+    outcomes = await store.credit_many(batch)
+    assert [o.table_id if o else None for o in outcomes] == [None, "t1", None, "t2"]
+    one_by_one = store_for(engine)
+    assert await one_by_one.credit_many(batch) == [None] * 4
+    async with engine.connect() as conn:
+        ann = await reads.profile(conn, "ann", NOW)
+        history = [await reads.game_credit(conn, "ann", t) for t in ("t0", "t1", "t2")]
+    assert ann.games_credited == 3
+    credits = [h.credit for h in history]
+    assert all(c is not None for c in credits)
+    # Each game starts where the one before it ended, also inside one batch.
+    levels = [(c.level_before, c.level_after) for c in credits if c is not None]
+    assert levels[1][0] == levels[0][1] and levels[2][0] == levels[1][1]
+    gained = sum(c.xp + c.mission_xp for c in credits if c is not None)
+    assert ann.total_xp == gained
+
+
+async def test_a_farming_pattern_inside_one_batch_is_flagged(engine: AsyncEngine) -> None:
+    store = store_for(engine)
+    batch = []
+    for i in (1, 2, 3):
+        log = EventLog(f"f{i}").bankrupt_to(1, 0, 1500)
+        batch.append((two_player_game(f"f{i}", "main", "alt"), game_stats(log.batches, winner=0)))
+    outcomes = await store.credit_many(batch)
+    assert [o.reason if o else None for o in outcomes] == ["paid", "paid", "flagged"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from opolyx_contracts.subjects import GAME_FINISHED
-from opolyx_contracts.table import GameFinished
+from opolyx_contracts.subjects import GAME_FINISHED, GAME_SEAT_OUT, TABLE_EVENTS_SUBJECTS
+from opolyx_contracts.table import GameFinished, SeatOut, TableEvents
 from opolyx_service.asyncapi import Interface
 from pydantic import BaseModel
 
@@ -42,5 +42,16 @@ def document() -> dict[str, Any]:
         GAME_FINISHED,
         GameFinished,
         description="Durable pull consumer on stream GAMES: credits each finished game once.",
+    )
+    interface.handles(
+        GAME_SEAT_OUT,
+        SeatOut,
+        description="Same consumer: a seat that went out is no longer its player's current game.",
+    )
+    interface.handles(
+        TABLE_EVENTS_SUBJECTS,
+        TableEvents,
+        description="A finished game's events, read by the reference GameFinished carries"
+        " (ordered consumer on one table's subject): the statistics missions need.",
     )
     return interface.document()

@@ -20,7 +20,7 @@ from nats.js import JetStreamContext
 from nats.js.api import ConsumerConfig, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 from opolyx_contracts.envelope import decode
-from opolyx_contracts.errors import ContractError
+from opolyx_contracts.errors import BAD_REQUEST, ContractError
 from opolyx_contracts.subjects import (
     GAME_FINISHED,
     GAME_SEAT_OUT,
@@ -31,10 +31,10 @@ from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_service.logs import get_logger
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from opolyx_progression.events import read_game_events
+from opolyx_progression.events import EventsUnavailable, read_game_events
 from opolyx_progression.settings import ProgressionSection
 from opolyx_progression.social import leave_game
-from opolyx_progression.stats import game_stats
+from opolyx_progression.stats import GameStats, game_stats
 from opolyx_progression.store import CreditStore
 
 __all__ = ["GamesConsumer", "ensure_games_stream"]
@@ -97,58 +97,96 @@ class GamesConsumer:
                 log.exception("games_fetch_failed")
                 await asyncio.sleep(1.0)
                 continue
-            for msg in msgs:
-                await self._process(msg)
+            await self.process(msgs)
 
-    async def _process(self, msg: Msg) -> None:
+    async def process(self, msgs: list[Msg]) -> None:
+        """Apply one fetch: seats out one by one, finished games credited in one transaction,
+        then acknowledge (a message that failed is negatively acknowledged, retried later)."""
+        done: list[Msg] = []
+        games: list[tuple[Msg, GameFinished]] = []
+        for msg in msgs:
+            try:
+                if len(msg.data) > MAX_GAMES_MESSAGE_BYTES:
+                    raise ContractError(BAD_REQUEST, f"a GAMES message of {len(msg.data)} bytes")
+                if msg.subject == GAME_FINISHED:
+                    games.append((msg, decode(GameFinished, msg.data)))
+                    continue
+                if msg.subject == GAME_SEAT_OUT:
+                    out = decode(SeatOut, msg.data)
+                    async with self.engine.begin() as conn:
+                        await leave_game(conn, out.player_id, out.table_id)
+            except ContractError as exc:
+                # Redelivering a message that does not parse would never help.
+                log.error(
+                    "games_message_unreadable_dropped", subject=msg.subject, error=exc.message
+                )
+            except Exception:
+                log.exception("games_message_failed_will_retry", subject=msg.subject)
+                await _nak(msg)
+                continue
+            done.append(msg)
+        if games:
+            done.extend(await self._credit(games))
+        if done:
+            self._reached("committed_before_ack")
+        for msg in done:
+            with contextlib.suppress(Exception):  # unacked: redelivered, and credited once
+                await msg.ack()
+
+    async def _credit(self, games: list[tuple[Msg, GameFinished]]) -> list[Msg]:
+        """Credit the games (events read first); the messages to acknowledge."""
+        credited = await self.store.credited_among([g.table_id for _, g in games])
+        ready: list[tuple[Msg, GameFinished, GameStats]] = []
+        done: list[Msg] = []
+        for msg, finished in games:
+            if finished.table_id in credited:
+                log.info("game_already_credited", table_id=finished.table_id)
+                done.append(msg)
+                continue
+            try:
+                batches = await read_game_events(
+                    self.js,
+                    finished.table_id,
+                    finished.last_seq,
+                    self.settings.events_timeout_seconds,
+                )
+            except EventsUnavailable as exc:
+                log.warning("game_events_unavailable_will_retry", error=str(exc))
+                await _nak(msg)
+                continue
+            ready.append((msg, finished, game_stats(batches, winner=finished.winner)))
+        if not ready:
+            return done
         try:
-            await self.handle(msg.subject, msg.data)
-        except ContractError as exc:
-            log.error("games_message_unreadable_dropped", subject=msg.subject, error=exc.message)
+            outcomes = await self.store.credit_many([(f, s) for _, f, s in ready])
         except Exception:
-            log.exception("games_message_failed_will_retry", subject=msg.subject)
-            with contextlib.suppress(Exception):
-                await msg.nak(delay=2.0)
-            return
-        self._reached("committed_before_ack")
-        await msg.ack()
-
-    async def handle(self, subject: str, data: bytes) -> None:
-        """Apply one GAMES message (idempotent). `ContractError` for an unreadable one."""
-        if len(data) > MAX_GAMES_MESSAGE_BYTES:
-            raise ContractError("request/invalid", f"a GAMES message of {len(data)} bytes")
-        if subject == GAME_FINISHED:
-            await self.credit(decode(GameFinished, data))
-        elif subject == GAME_SEAT_OUT:
-            out = decode(SeatOut, data)
-            async with self.engine.begin() as conn:
-                await leave_game(conn, out.player_id, out.table_id)
-
-    async def credit(self, finished: GameFinished) -> None:
-        if await self.store.is_credited(finished.table_id):
-            log.info("game_already_credited", table_id=finished.table_id)
-            return
-        # EventsUnavailable propagates: the message is retried later.
-        batches = await read_game_events(
-            self.js, finished.table_id, finished.last_seq, self.settings.events_timeout_seconds
-        )
-        stats = game_stats(batches, winner=finished.winner)
-        outcome = await self.store.credit(finished, stats)
-        if outcome is None:
-            log.info("game_already_credited", table_id=finished.table_id)
-            return
-        self.credited += 1
-        log.info(
-            "game_credited",
-            table_id=finished.table_id,
-            reason=outcome.reason,
-            rounds=finished.rounds,
-            xp={c.player_id: c.xp for c in outcome.credits},
-            flags=[f.kind for f in outcome.flags],
-        )
+            log.exception("games_credit_failed_will_retry", games=len(ready))
+            for msg, _, _ in ready:
+                await _nak(msg)
+            return done
+        for (msg, finished, _), outcome in zip(ready, outcomes, strict=True):
+            done.append(msg)
+            if outcome is None:
+                log.info("game_already_credited", table_id=finished.table_id)
+                continue
+            self.credited += 1
+            log.info(
+                "game_credited",
+                table_id=finished.table_id,
+                reason=outcome.reason,
+                rounds=finished.rounds,
+                xp={c.player_id: c.xp for c in outcome.credits},
+                flags=[f.kind for f in outcome.flags],
+            )
+        return done
 
     def _reached(self, step: str) -> None:
         """Fault injection for crash tests: stop this process dead at a named step."""
         if self.settings.fault_stop_at == step:
             log.warning("fault_stop", step=step, pid=os.getpid())
             os.kill(os.getpid(), signal.SIGSTOP)
+
+
+async def _nak(msg: Msg) -> None:
+    with contextlib.suppress(Exception):
+        await msg.nak(delay=2.0)

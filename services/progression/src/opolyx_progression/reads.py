@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from opolyx_contracts.errors import ContractError
@@ -43,6 +44,7 @@ from opolyx_progression.schema import (
     mission_progress,
     players,
     weekly_xp,
+    weekly_xp_counts,
 )
 from opolyx_progression.sql import insert_ignore, rank_name
 
@@ -266,7 +268,17 @@ async def missions(conn: AsyncConnection, player_id: str, now: float) -> Mission
     )
 
 
-def _entries(rows: Sequence[Row[Any]], first_position: int = 1) -> list[LeaderboardEntry]:
+@dataclass(frozen=True)
+class _Row:
+    player_id: str
+    xp: int
+    display_name: str | None
+    total_xp: int
+    above: int | None = None
+    total: int | None = None
+
+
+def _entries(rows: Sequence[Row[Any] | _Row], first_position: int = 1) -> list[LeaderboardEntry]:
     """Rows ordered by XP (descending): equal XP shares a position (1, 2, 2, 4)."""
     out: list[LeaderboardEntry] = []
     position, previous = first_position, None
@@ -328,15 +340,35 @@ async def leaderboard(
     top = (await conn.execute(_board_query(week).limit(limit))).all()
     entries = _entries(top)
     own = next((e for e in entries if e.player_id == player_id), None)
+    # The asker's row, how many are above them and the week's total in one round trip
+    # (positions come from the XP histogram, not from counting every player).
+    mine_xp = (
+        select(weekly_xp.c.xp)
+        .where(weekly_xp.c.week == week, weekly_xp.c.player_id == player_id)
+        .scalar_subquery()
+    )
+    counts = select(func.sum(weekly_xp_counts.c.players)).where(weekly_xp_counts.c.week == week)
     mine = (
-        await conn.execute(_board_query(week).where(weekly_xp.c.player_id == player_id))
-    ).first()
-    if own is None and mine is not None:
-        above = await conn.scalar(
-            select(func.count()).where(weekly_xp.c.week == week, weekly_xp.c.xp > mine.xp)
+        await conn.execute(
+            select(
+                mine_xp.label("xp"),
+                select(players.c.display_name)
+                .where(players.c.player_id == player_id)
+                .scalar_subquery()
+                .label("display_name"),
+                select(players.c.total_xp)
+                .where(players.c.player_id == player_id)
+                .scalar_subquery()
+                .label("total_xp"),
+                counts.where(weekly_xp_counts.c.xp > mine_xp).scalar_subquery().label("above"),
+                counts.scalar_subquery().label("total"),
+            )
         )
-        own = _entries([mine], first_position=int(above or 0) + 1)[0]
-    total = await conn.scalar(select(func.count()).where(weekly_xp.c.week == week))
+    ).one()
+    if own is None and mine.xp is not None:
+        row = {**mine._mapping, "player_id": player_id}
+        own = _entries([_Row(**row)], first_position=int(mine.above or 0) + 1)[0]
+    total = mine.total
     return LeaderboardReply(
         scope=scope, week=week, entries=entries, own=own, players=int(total or 0)
     )

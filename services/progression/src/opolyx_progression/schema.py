@@ -30,6 +30,7 @@ __all__ = [
     "mission_progress",
     "players",
     "weekly_xp",
+    "weekly_xp_counts",
 ]
 
 metadata = MetaData()
@@ -93,6 +94,17 @@ weekly_xp = Table(
     # The leaderboard reads the top of a week and counts those above a player: both are
     # range scans of this index.
     Index("ix_weekly_xp_rank", "week", "xp"),
+)
+
+weekly_xp_counts = Table(
+    "weekly_xp_counts",
+    metadata,
+    # How many players have exactly `xp` this week: a player's position is one plus the sum
+    # above their XP, read from a few thousand distinct values instead of counting 100,000
+    # players (kept in step with weekly_xp by `weekly.add_weekly_xp`).
+    Column("week", String(8), primary_key=True),
+    Column("xp", BigInteger, primary_key=True),
+    Column("players", Integer, nullable=False),
 )
 
 cards = Table(

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from opolyx_contracts.game import (
     AuctionEnded,
     BuildingBuilt,
-    GameFinished,
     OfferClosed,
     OfferMade,
     PropertyBought,
@@ -126,8 +125,10 @@ def game_stats(batches: Iterable[TableEvents], winner: int | None = None) -> Gam
                 case SeatWentOut(seat=seat, how="resigned"):
                     stats.seat(seat).resigned = True
                     resigned.append(seat)
-                case GameFinished(reason=reason):
-                    stats.finish_reason = reason
+                case _ if event.type == "game_finished":
+                    # Matched by its type: the model's class name is being changed (it
+                    # clashes with the table contract's GameFinished message).
+                    stats.finish_reason = str(getattr(event, "reason", "")) or None
                 case _:
                     pass
         stats.last_seq = batch.last_seq
