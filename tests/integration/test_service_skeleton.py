@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 
 import pytest
 from opolyx_testing import ServiceProcess, free_port, script_path
 from opolyx_testing.pytest_plugin import ServiceProcesses
 
-SERVICES = ["opolyx-table", "opolyx-lobby", "opolyx-bots", "opolyx-progression"]
+SERVICES = ["opolyx-table", "opolyx-lobby", "opolyx-bots", "opolyx-progression", "opolyx-gateway"]
 
 GRACE = 60.0
 """Far above the exit bound below: a prompt exit is the signal handled, not a grace timeout."""
-EXIT_BOUND = 15.0
+EXIT_BOUND = 30.0
+START_BOUND = 120.0
 
 
 async def failed_attempts(process: ServiceProcess) -> float:
@@ -40,7 +42,9 @@ async def test_a_service_without_nats_retries_is_not_ready_and_stops_on_a_signal
         name=service,
     )
     # Retrying: at least three failed attempts counted while the process keeps running.
-    for _ in range(400):
+    # (A generous bound, not a timing check: starting a process on a loaded machine is slow.)
+    deadline = time.monotonic() + START_BOUND
+    while time.monotonic() < deadline:
         assert process.running, process.log_tail()
         try:
             if await failed_attempts(process) >= 3:
@@ -54,7 +58,7 @@ async def test_a_service_without_nats_retries_is_not_ready_and_stops_on_a_signal
     readiness = await process.readiness()
     assert readiness["ready"] is False
     assert readiness["draining"] is False
-    assert readiness["checks"]["started"] is False
+    assert False in readiness["checks"].values(), readiness  # says which part is not up
     status, _ = await process.get("/readyz")
     assert status == 503
     assert (await process.get("/livez"))[0] == 200

@@ -15,7 +15,9 @@ async def http_get(port: int, path: str, timeout: float = 2.0) -> tuple[int, byt
     """GET `path` on 127.0.0.1:`port`: (status, body). Raises OSError when nothing listens."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())
+        # Connection: close, so the body ends where the stream does (uvicorn keeps alive).
+        request = f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+        writer.write(request.encode())
         await writer.drain()
         data = await asyncio.wait_for(reader.read(), timeout)
     finally:
