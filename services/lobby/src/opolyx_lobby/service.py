@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 
 from nats.aio.client import Client
-from opolyx_contracts.errors import ContractError
 from opolyx_contracts.lobby import (
     BOT_ROSTER,
     LOBBY_BAD_INVITE,
@@ -26,14 +25,13 @@ from opolyx_contracts.lobby import (
     bot_persona,
     is_listed,
 )
-from opolyx_contracts.subjects import GAME_FINISHED, GAME_SEAT_OUT
-from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_service.logs import get_logger
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry
 
 from opolyx_lobby import names, rooms
 from opolyx_lobby.errors import LobbyError
 from opolyx_lobby.events import RoomEvents
+from opolyx_lobby.finishing import GameEnds
 from opolyx_lobby.rooms import Member, Room
 from opolyx_lobby.settings import LobbySection
 from opolyx_lobby.starting import Starter
@@ -63,12 +61,7 @@ class Lobby:
         self.clock = clock
         self.events = RoomEvents(nc)
         self.starter = Starter(nc, store, settings, self.events, clock)
-        self.games_ignored = Counter(
-            "lobby_games_messages_ignored_total",
-            "GAMES messages the lobby ignored because they do not match the game it started",
-            ("reason",),
-            registry=registry or CollectorRegistry(),
-        )
+        self.game_ends = GameEnds(store, self.events, registry or CollectorRegistry())
 
     # command dispatch ----------------------------------------------------------------
 
@@ -322,78 +315,8 @@ class Lobby:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.settings.fill_check_seconds)
 
-    # games finishing, seats going out (GAMES stream) ---------------------------------
-
-    async def on_game_finished(self, event: GameFinished) -> None:
-        """Free the game's humans and close its room, if it is the game the room started."""
-        found = await self.store.get_room(event.room_id) if event.room_id else None
-        if found is None:
-            await self._free_orphans(event)
-            return
-        room = found[0]
-        reason = _mismatch(room, event)
-        if reason is not None:
-            self.games_ignored.labels(reason).inc()
-            log.warning(
-                "game_finished_ignored_mismatch",
-                reason=reason,
-                table_id=event.table_id,
-                room_id=room.room_id,
-                room_table_id=room.table_id,
-            )
-            return
-        for member in room.humans:
-            await self.store.release(member.player_id, room_id=room.room_id)
-        closed = await self.store.delete_room(room.room_id)
-        if closed is not None:
-            await self.events.publish("room_closed", room.room_id, after=None, before=closed)
-        log.info("game_finished_players_freed", table_id=event.table_id)
-
-    async def _free_orphans(self, event: GameFinished) -> None:
-        """The room is gone (a redelivery, or a finished game whose room closed before):
-        free only slots that still point at this table and whose room no longer exists."""
-        for seat in event.seats:
-            found = None if seat.bot else await self.store.get_claim(seat.player_id)
-            if found is None or found[0].table_id != event.table_id:
-                continue
-            if await self.store.get_room(found[0].room_id) is None:
-                await self.store.release(seat.player_id, table_id=event.table_id)
-
-    async def on_seat_out(self, event: SeatOut) -> None:
-        """Free a player whose seat went out, if the room's game seats them there.
-
-        Only a slot that points at this very table is freed; while the room exists, its
-        table and that seat must match too (NATS permissions keep other senders off)."""
-        found = await self.store.get_room(event.room_id) if event.room_id else None
-        if found is not None:
-            room = found[0]
-            seat = room.members[event.seat] if 0 <= event.seat < len(room.members) else None
-            if (
-                room.table_id != event.table_id
-                or seat is None
-                or seat.player_id != (event.player_id)
-            ):
-                self.games_ignored.labels("seat_mismatch").inc()
-                log.warning(
-                    "seat_out_ignored_mismatch",
-                    table_id=event.table_id,
-                    room_id=room.room_id,
-                    player_id=event.player_id,
-                )
-                return
-            await self.store.release(event.player_id, room_id=room.room_id)
-            return
-        await self.store.release(event.player_id, table_id=event.table_id)
-
     async def on_games_message(self, subject: str, data: bytes) -> None:
-        try:
-            if subject == GAME_FINISHED:
-                await self.on_game_finished(GameFinished.model_validate_json(data))
-            elif subject == GAME_SEAT_OUT:
-                await self.on_seat_out(SeatOut.model_validate_json(data))
-        except (ValueError, ContractError) as exc:  # pydantic's ValidationError is a ValueError
-            self.games_ignored.labels("unreadable").inc()
-            log.error("games_message_unreadable", subject=subject, error=str(exc)[:500])
+        await self.game_ends.on_message(subject, data)
 
     # helpers -------------------------------------------------------------------------
 
@@ -405,15 +328,3 @@ class Lobby:
             return False
         found = await self.store.get_room(claim.room_id)
         return found is None or found[0].member(claim.player_id) is None
-
-
-def _mismatch(room: Room, event: GameFinished) -> str | None:
-    """Why ``event`` is not the end of the game ``room`` started, or None when it is."""
-    if room.status != "started" or room.table_id != event.table_id:
-        return "table_mismatch"
-    # Who sat at the table, not in which order (the room's order is the seat order today,
-    # but freeing players must not hang on it).
-    seats = sorted((s.player_id, s.bot) for s in event.seats)
-    if seats != sorted((m.player_id, m.bot) for m in room.members):
-        return "seats_mismatch"
-    return None
