@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,13 @@ from opolyx_gateway.ws import CLOSE_FLOODING, CLOSE_TOO_SLOW, CLOSE_UNAUTHORIZED
 __all__ = ["board_and_modes", "client_constants", "constants_module", "transfer_reasons"]
 
 
-def transfer_reasons() -> list[str]:
+@functools.cache
+def transfer_reasons() -> tuple[str, ...]:
     """Every `reason` a rules `Transfer` event can carry, read from the rules' source.
 
     A transfer names its reason as a literal (`Transfer(frm, to, amount, "rent")`) or passes
-    on a payment's (`payment.require(ctx, seat, amount, creditors, "tax")`).
+    on a payment's (`payment.require(ctx, seat, amount, creditors, "tax")`). Read once per
+    process (parsing the rules' source takes about a second).
     """
     found: set[str] = set()
     for path in sorted(Path(opolyx_rules.__file__).parent.glob("*.py")):
@@ -47,7 +50,7 @@ def transfer_reasons() -> list[str]:
             for arg in candidates:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     found.add(arg.value)
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def board_and_modes() -> dict[str, Any]:
