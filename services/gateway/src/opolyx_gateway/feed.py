@@ -44,9 +44,12 @@ __all__ = ["Sink", "TableFeed"]
 
 log = logging.getLogger("opolyx.gateway.feed")
 
-RESYNC_DELAY = 0.25
-"""Seconds a command's reply may run ahead of its update before the feed resynchronises
-(the update is published right after the reply, so it is normally there within 1 ms)."""
+RESYNC_DELAY = 1.0
+"""Seconds a command's reply may run ahead of its update before the feed resynchronises.
+The update is published right after the reply, normally there within a millisecond; on a
+loaded machine it can lag by a few hundred, and a resync then would only add view requests
+to a busy table, so the wait is generous (a lost update is rare: core NATS on a healthy
+connection)."""
 
 
 class Sink(Protocol):
@@ -189,7 +192,7 @@ class TableFeed:
                     log.warning("resync of table %s failed: %s", self.table_id, exc.message)
                     return
                 if state.seq >= seq:
-                    log.info(
+                    log.warning(
                         "table %s resynchronised at %d (an update was lost)", self.table_id, seq
                     )
                     await self._push_missed(before, state.seq)
