@@ -24,10 +24,9 @@ from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.errors import NoKeysError
 from opolyx_contracts.lobby import LobbyCommand, LobbyEvent, lobby_member_events
 from opolyx_contracts.subjects import LOBBY_CMD, TABLE_CREATE, TABLES_BUCKET, table_view
+from opolyx_lobby.starting import START_STEPS
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
-
-START_STEPS = ("marked_starting", "table_created", "room_started", "players_seated")
 
 
 async def lobby(nc: Client, timeout: float = 10, **fields: Any) -> dict[str, Any]:

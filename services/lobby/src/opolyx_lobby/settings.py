@@ -8,7 +8,10 @@ from typing import Literal
 from opolyx_service.settings import ServiceSettings
 from pydantic import BaseModel, Field
 
-__all__ = ["LobbySection", "LobbySettings"]
+__all__ = ["LobbySection", "LobbySettings", "StartStep"]
+
+StartStep = Literal["marked_starting", "table_created", "room_started", "players_seated"]
+"""The named steps of a start, in order (see `opolyx_lobby.starting`)."""
 
 
 class LobbySection(BaseModel):
@@ -25,9 +28,7 @@ class LobbySection(BaseModel):
     start_resume_after_seconds: float = Field(default=6.0, ge=0)
     """A start still "starting" after this long is carried on by whichever instance sees it
     (its own instance may have died); keep it above the table create timeout."""
-    fault_stop_at: (
-        Literal["marked_starting", "table_created", "room_started", "players_seated"] | None
-    ) = None
+    fault_stop_at: StartStep | None = None
     """Tests only: the process stops itself (SIGSTOP) on reaching this step of a start, so
     a crash test can kill it exactly there. Never set it in production."""
     games_durable: str = "lobby"

@@ -26,6 +26,7 @@ import os
 import secrets
 import signal
 import time
+import typing
 from collections.abc import Callable
 
 from nats.aio.client import Client
@@ -44,12 +45,12 @@ from opolyx_lobby import rooms
 from opolyx_lobby.errors import LobbyError
 from opolyx_lobby.events import RoomEvents
 from opolyx_lobby.rooms import Room
-from opolyx_lobby.settings import LobbySection
+from opolyx_lobby.settings import LobbySection, StartStep
 from opolyx_lobby.store import LobbyStore
 
 __all__ = ["START_STEPS", "Starter"]
 
-START_STEPS = ("marked_starting", "table_created", "room_started", "players_seated")
+START_STEPS: tuple[StartStep, ...] = typing.get_args(StartStep)
 """The named steps of a start, in order (``OPOLYX_LOBBY__FAULT_STOP_AT`` takes one)."""
 
 #: table-service answers that say nothing about whether the table exists: try again later
@@ -269,7 +270,7 @@ class Starter:
             log.warning("progression_reply_unreadable_no_boosts", error=exc.message)
         return {}
 
-    def _reached(self, step: str) -> None:
+    def _reached(self, step: StartStep) -> None:
         """Fault injection for crash tests: stop this process dead at a named step."""
         if self.settings.fault_stop_at == step:
             log.warning("fault_stop", step=step, pid=os.getpid())
