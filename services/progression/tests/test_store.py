@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import pytest
@@ -11,7 +12,7 @@ from opolyx_contracts.errors import ContractError
 from opolyx_contracts.progression import FOLLOW_SELF, UNKNOWN_PLAYER
 from opolyx_progression import reads, social
 from opolyx_progression.cards import draw_from_seed
-from opolyx_progression.database import migrate
+from opolyx_progression.database import migrate, open_database
 from opolyx_progression.integrity import FarmingRules
 from opolyx_progression.schema import metadata
 from opolyx_progression.stats import game_stats
@@ -294,3 +295,23 @@ async def test_a_farming_pattern_inside_one_batch_is_flagged(engine: AsyncEngine
         batch.append((two_player_game(f"f{i}", "main", "alt"), game_stats(log.batches, winner=0)))
     outcomes = await store.credit_many(batch)
     assert [o.reason if o else None for o in outcomes] == ["paid", "paid", "flagged"]
+
+
+async def test_two_instances_crediting_the_same_games_at_once_credit_each_once(
+    database_url: str, engine: AsyncEngine
+) -> None:
+    other = await open_database(database_url)
+    try:
+        batch = [
+            (two_player_game(f"t{i}", f"w{i % 3}", f"l{i % 2}"), game_stats([])) for i in range(6)
+        ]
+        first, second = await asyncio.gather(
+            store_for(engine).credit_many(batch), store_for(other).credit_many(batch)
+        )
+    finally:
+        await other.dispose()
+    for mine, theirs in zip(first, second, strict=True):
+        assert (mine is None) != (theirs is None)
+    async with engine.connect() as conn:
+        winners = [await reads.profile(conn, f"w{i}", NOW) for i in range(3)]
+    assert sum(w.games_credited for w in winners) == 6
