@@ -74,3 +74,22 @@ async def test_an_invalid_body_is_answered_request_invalid_and_serving_goes_on()
 
 def decode_error(body: bytes) -> str:
     return decode(ErrorReply, body).error.code
+
+
+async def test_a_refused_message_without_a_reply_subject_is_logged_and_counted() -> None:
+    stream = io.StringIO()
+    configure_logging("probe", stream=stream)
+    registry = CollectorRegistry()
+    broker = create_broker(ServiceSettings(service_name="probe"), registry)
+    handled: list[int] = []
+
+    @broker.subscriber("probe.note")
+    async def note(body: Probe) -> None:
+        handled.append(body.n)
+
+    async with TestNatsBroker(broker) as test_broker:
+        await test_broker.publish(b'{"n": "several"}', "probe.note")
+        await test_broker.publish({"n": 3}, "probe.note")
+    assert handled == [3]
+    assert registry.get_sample_value("opolyx_handler_errors_total", {"code": BAD_REQUEST}) == 1
+    assert '"message_refused"' in stream.getvalue()

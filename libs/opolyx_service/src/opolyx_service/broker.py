@@ -26,24 +26,38 @@ from faststream.nats import NatsBroker
 from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 from faststream.nats.prometheus import NatsPrometheusMiddleware
 from nats.aio.client import Client
+from opolyx_contracts.envelope import ErrorReply
+from opolyx_contracts.errors import INTERNAL
 from prometheus_client import CollectorRegistry
 
 from opolyx_service.connection import nats_connect_options, wait_until_reachable
-from opolyx_service.errors import error_reply_for
+from opolyx_service.errors import error_body
 from opolyx_service.logs import get_logger
-from opolyx_service.metrics import connect_attempts
+from opolyx_service.metrics import connect_attempts, handler_errors
 from opolyx_service.nats_auth import CLIENT_AUTH_OPTIONS, broker_options
 from opolyx_service.settings import ServiceSettings
 
 __all__ = ["ServiceBroker", "coded_error_replies", "create_broker", "start_broker"]
 
 
-def coded_error_replies(service_name: str) -> ExceptionMiddleware:
-    """Turn an exception in a request handler into the contract's error reply."""
+def coded_error_replies(
+    service_name: str, registry: CollectorRegistry | None = None
+) -> ExceptionMiddleware:
+    """Turn an exception in a handler into the contract's error reply (sent when the message
+    has a reply subject), logged and counted in `opolyx_handler_errors_total{code}`: nothing
+    is dropped silently, not even a message nobody waits an answer for."""
     log = get_logger(f"{service_name}.handlers")
+    errors = handler_errors(registry) if registry is not None else None
 
     async def reply_with_error(exc: Exception) -> bytes:
-        return error_reply_for(exc, log).model_dump_json().encode()
+        body = error_body(exc, log)  # an uncoded exception is logged there, with traceback
+        if body.code != INTERNAL:
+            # Bad input is worth a warning; a refusal by the rules of the service is routine.
+            level = log.warning if body.code.startswith("request/") else log.info
+            level("message_refused", code=body.code, error=body.message)
+        if errors is not None:
+            errors.labels(body.code).inc()
+        return ErrorReply(error=body).model_dump_json().encode()
 
     return ExceptionMiddleware(publish_handlers={Exception: reply_with_error})
 
@@ -95,7 +109,7 @@ def create_broker(
         registry=registry,
         name=f"{settings.service_name}-{settings.resolved_instance_id()}",
         middlewares=(
-            coded_error_replies(settings.service_name),
+            coded_error_replies(settings.service_name, registry),
             # Spans cost about 30-40 us a message even with nothing exporting them (STACK.md):
             # no tracing middleware unless this service exports traces.
             *([NatsTelemetryMiddleware()] if settings.telemetry.traces != "none" else []),

@@ -12,6 +12,7 @@ __all__ = [
     "connect_attempts",
     "counter",
     "gauge",
+    "handler_errors",
     "histogram",
 ]
 
@@ -57,6 +58,25 @@ def connect_attempts(registry: CollectorRegistry) -> Counter:
     return found
 
 
+_HANDLER_ERRORS: weakref.WeakKeyDictionary[CollectorRegistry, Counter] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def handler_errors(registry: CollectorRegistry) -> Counter:
+    """`opolyx_handler_errors_total{code}`: requests answered with an error reply (or, with
+    no reply subject, dropped), by the error's code."""
+    found = _HANDLER_ERRORS.get(registry)
+    if found is None:
+        found = _HANDLER_ERRORS[registry] = counter(
+            registry,
+            "opolyx_handler_errors",
+            "Messages a handler refused or failed on, by error code",
+            ("code",),
+        )
+    return found
+
+
 class ServiceMetrics:
     """The metrics every service exports under the same names (labels say which service).
 
@@ -64,6 +84,7 @@ class ServiceMetrics:
     - ``opolyx_service_ready`` 1 when ``/readyz`` would answer 200 (updated on each probe)
     - ``opolyx_service_draining`` 1 once shutdown has begun
     - ``opolyx_nats_connect_attempts_total{outcome}`` connection attempts at start
+    - ``opolyx_handler_errors_total{code}`` messages FastStream handlers refused or failed on
     - ``opolyx_handled_total{subject, outcome}`` and ``opolyx_handle_seconds{subject}`` for
       handlers on plain nats-py (``handled``); FastStream handlers are counted by its own
       Prometheus middleware as ``faststream_*{app_name=<service>}``.
