@@ -365,6 +365,9 @@ async def measure_active(side: Side, args: argparse.Namespace, workdir: Path) ->
             "timeouts": driver.timeouts,
             "busy": driver.codes.get("service/busy", 0),
             "other_errors": sum(n for c, n in driver.codes.items() if c != "service/busy"),
+            "codes": ", ".join(
+                f"{code} {n}" for code, n in driver.codes.most_common(4) if code != "service/busy"
+            ),
         }
         await nc.drain()
 
@@ -421,7 +424,7 @@ def report(
             f"    {side.name:<20} {a['commands_per_s']:,.0f} commands/s  p99 {a['p99_ms']:.0f} ms"
             f"  lease losses {a['lease_losses']}  NoRespondersError {a['no_responders']}"
             f"  timeouts {a['timeouts']}  service/busy {a['busy']}  other errors "
-            f"{a['other_errors']}"
+            f"{a['other_errors']} ({a['codes'] or 'none'})"
         )
     a = current.active
     ok = a and a["lease_losses"] == 0 and a["no_responders"] == 0 and a["timeouts"] == 0
