@@ -28,8 +28,10 @@ from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_progression.app import ProgressionApp
 from opolyx_progression.settings import ProgressionSettings
 from opolyx_service.connection import ensure_stream
+from opolyx_service.metrics import ServiceMetrics
 from opolyx_testing.nats_server import NatsServer
 from progression_builders import EventLog, finished, seat, two_player_game
+from prometheus_client import CollectorRegistry
 from pydantic import BaseModel
 
 TOKEN = "operator-secret"
@@ -66,7 +68,7 @@ async def app(
             "operator": {"token": TOKEN, "port": 0},
         },
     )
-    app = ProgressionApp(settings)
+    app = ProgressionApp(settings, metrics=ServiceMetrics(CollectorRegistry(), "progression", "t"))
     nc = await nats_server.connect("progression")
     await app.start(nc)
     yield app
@@ -255,6 +257,9 @@ async def test_bad_requests_get_coded_errors_and_change_nothing(
         contract.FollowingReply,
     )
     assert following.players == []
+    assert app.metrics is not None
+    refused = app.metrics.handled_total.labels(contract.FOLLOW, contract.FOLLOW_SELF)
+    assert refused._value.get() == 1
 
 
 async def test_an_unreadable_games_message_is_dropped_and_the_next_one_credited(

@@ -180,7 +180,7 @@ class GameCredit(_Value):
     place: int
     paid: bool
     """False when the game ended before round 20 or was flagged (see `reason`)."""
-    reason: Literal["paid", "too_short", "flagged", "bot"]
+    reason: Literal["paid", "too_short", "flagged"]
     xp: int
     """XP of the game itself (R20), 0 when not paid."""
     xp_breakdown: XpBreakdown

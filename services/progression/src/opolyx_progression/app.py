@@ -3,7 +3,9 @@
 - the database is migrated (Alembic) before anything else, SQLite or PostgreSQL;
 - `opolyx.progression.<query>` (queue group ``progression``): request-reply, answered only
   to reply subjects under ``_INBOX.`` (permissions.py: a responder must not be made to
-  publish elsewhere);
+  publish elsewhere). Plain nats-py rather than FastStream handlers: one dispatcher bounds
+  the body size and checks the reply subject for every query; counted with
+  `runtime.metrics.handled` and documented by `asyncapi.py`;
 - a durable pull consumer on GAMES credits finished games (``games.py``);
 - an operator HTTP endpoint lists alt-farming flags (``operator.py``).
 """
@@ -12,11 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opolyx_service.logs import get_logger
+from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.runtime import ServiceRuntime, run_service
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -38,8 +42,14 @@ REPLY_PREFIX = "_INBOX."
 
 
 class ProgressionApp:
-    def __init__(self, settings: ProgressionSettings, new_seed: SeedSource = random_seed) -> None:
+    def __init__(
+        self,
+        settings: ProgressionSettings,
+        new_seed: SeedSource = random_seed,
+        metrics: ServiceMetrics | None = None,
+    ) -> None:
         self.settings = settings
+        self.metrics = metrics
         self.section = settings.progression
         self.new_seed = new_seed
         self.engine: AsyncEngine | None = None
@@ -69,9 +79,12 @@ class ProgressionApp:
         await games.subscribe()
 
         async def on_request(msg: Msg) -> None:
-            reply = await queries.answer(msg.subject, msg.data)
+            began = time.perf_counter()
+            reply, outcome = await queries.answer(msg.subject, msg.data)
             if msg.reply and msg.reply.startswith(REPLY_PREFIX):
                 await msg.respond(reply)
+            if self.metrics is not None:
+                self.metrics.handled(msg.subject, outcome, time.perf_counter() - began)
 
         for subject in queries.subjects:
             self._subs.append(await nc.subscribe(subject, queue=QUEUE, cb=on_request))
@@ -110,7 +123,7 @@ class ProgressionApp:
 
 async def serve(runtime: ServiceRuntime) -> None:
     assert isinstance(runtime.settings, ProgressionSettings)
-    app = ProgressionApp(runtime.settings)
+    app = ProgressionApp(runtime.settings, metrics=runtime.metrics)
     # Registered before starting: until start() has finished, the check says "not ready".
     runtime.add_readiness_check("progression", lambda: app.ready)
     nc = await runtime.connect_nats()

@@ -55,7 +55,8 @@ class Queries:
     def subjects(self) -> tuple[str, ...]:
         return tuple(self._routes)
 
-    async def answer(self, subject: str, body: bytes) -> bytes:
+    async def answer(self, subject: str, body: bytes) -> tuple[bytes, str]:
+        """The encoded reply and its outcome (`ok` or the error code, for the metrics)."""
         try:
             route = self._routes.get(subject)
             if route is None:
@@ -66,11 +67,12 @@ class Queries:
                     f"the request is {len(body)} bytes; at most {contract.MAX_REQUEST_BYTES}",
                 )
             model, handler = route
-            return encode(await handler(decode(model, body)))
+            return encode(await handler(decode(model, body))), "ok"
         except ContractError as exc:
-            return encode(error_reply(exc.code, exc.message))
+            return encode(error_reply(exc.code, exc.message)), exc.code
         except Exception as exc:
-            return encode(error_reply_for(exc, log))
+            reply = error_reply_for(exc, log)
+            return encode(reply), reply.error.code
 
     # --- reads ---------------------------------------------------------------------------
 
