@@ -14,12 +14,13 @@ from opolyx_progression import reads, social
 from opolyx_progression.cards import draw_from_seed
 from opolyx_progression.database import migrate, open_database
 from opolyx_progression.integrity import FarmingRules
-from opolyx_progression.schema import metadata
+from opolyx_progression.schema import metadata, weekly_xp, weekly_xp_counts
 from opolyx_progression.stats import game_stats
 from opolyx_progression.store import CreditStore
 from opolyx_progression.weekly import add_weekly_xp
 from opolyx_rules.progression import level_for_xp, xp_for_seat
 from progression_builders import WEDNESDAY, EventLog, finished, seat, two_player_game
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 NOW = WEDNESDAY + 3600
@@ -315,3 +316,23 @@ async def test_two_instances_crediting_the_same_games_at_once_credit_each_once(
     async with engine.connect() as conn:
         winners = [await reads.profile(conn, f"w{i}", NOW) for i in range(3)]
     assert sum(w.games_credited for w in winners) == 6
+
+
+async def test_the_weekly_histogram_always_matches_the_weekly_rows(engine: AsyncEngine) -> None:
+    store = store_for(engine)
+    games = [
+        (two_player_game(f"t{i}", f"p{i % 5}", f"p{(i + 2) % 7}"), game_stats([]))
+        for i in range(30)
+    ]
+    await store.credit_many(games[:12])
+    for game in games[12:]:
+        await store.credit(*game)
+    async with engine.connect() as conn:
+        rows = (await conn.execute(select(weekly_xp.c.week, weekly_xp.c.xp))).all()
+        counts = (
+            await conn.execute(select(weekly_xp_counts).where(weekly_xp_counts.c.players != 0))
+        ).all()
+    expected: dict[tuple[str, int], int] = {}
+    for week, xp in rows:
+        expected[(week, xp)] = expected.get((week, xp), 0) + 1
+    assert {(c.week, c.xp): c.players for c in counts} == expected
