@@ -253,6 +253,8 @@ class Side:
     loaded_p50: list[float] = field(default_factory=list)
     loaded_p99: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    nats_cpu: list[float] = field(default_factory=list)
+    busy: list[int] = field(default_factory=list)
     idle_kb: float | None = None
     active: dict[str, Any] = field(default_factory=dict)
 
@@ -273,7 +275,7 @@ def side_processes(side: Side, workdir: Path, tag: str) -> Iterator[tuple[str, i
 
 async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, index: int) -> None:
     tag = f"{side.name.split('@')[0]}-{index}"
-    with side_processes(side, workdir, tag) as (url, table_pid, _):
+    with side_processes(side, workdir, tag) as (url, table_pid, nats_pid):
         nc = await nats.connect(url)
         await wait_for_service(nc)
         for _ in range(100):
@@ -324,9 +326,12 @@ async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, ind
         await asyncio.sleep(1.0)
         driver.recording = True
         started = time.perf_counter()
-        cpu_before = cpu_seconds(table_pid)
+        cpu_before = cpu_seconds(table_pid), cpu_seconds(nats_pid)
         await asyncio.sleep(args.seconds)
-        side.cpu.append((cpu_seconds(table_pid) - cpu_before) / (time.perf_counter() - started))
+        window = time.perf_counter() - started
+        side.cpu.append((cpu_seconds(table_pid) - cpu_before[0]) / window)
+        side.nats_cpu.append((cpu_seconds(nats_pid) - cpu_before[1]) / window)
+        side.busy.append(driver.codes.get("service/busy", 0))
         driver.recording = False
         elapsed = time.perf_counter() - started
         side.throughput.append(len(driver.latencies) / elapsed)
@@ -405,7 +410,8 @@ def report(
             f"    {side.name:<20} {statistics.median(side.throughput):,.0f} commands/s   "
             f"p50 {_ms(statistics.median(side.loaded_p50))}   "
             f"p99 {_ms(statistics.median(side.loaded_p99))}   "
-            f"table-service CPU {statistics.median(side.cpu) * 100:.0f}%"
+            f"CPU: table service {statistics.median(side.cpu) * 100:.0f}%, nats-server "
+            f"{statistics.median(side.nats_cpu) * 100:.0f}%   service/busy {sum(side.busy)}"
         )
     speedup = statistics.median(current.throughput) / statistics.median(base.throughput)
     print(
@@ -454,7 +460,7 @@ async def run(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--active", type=int, default=1000, help="0 skips the phase")
     parser.add_argument("--seconds", type=float, default=8.0)

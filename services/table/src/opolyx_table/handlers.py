@@ -81,8 +81,11 @@ class Handlers:
 
     async def _command(self, msg: Msg, table_id: str) -> None:
         # Commands queued on tables, plus messages still waiting in the subscriptions: past
-        # the bound, answering at once is the cheapest way to keep up.
-        if self.jobs.in_flight + self.partitions.backlog() >= self.config.max_in_flight:
+        # the bound, answering at once is the cheapest way to keep up. (The backlog costs a
+        # look at every subscription: only counted once the queues are half full.)
+        limit = self.config.max_in_flight
+        in_flight = self.jobs.in_flight
+        if in_flight >= limit // 2 and in_flight + self.partitions.backlog() >= limit:
             self.jobs.m_commands.labels("busy").inc()
             await self.jobs.reply(msg, BUSY_REPLY)
             return
