@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from opolyx_contracts.table import GameFinished
@@ -65,11 +66,11 @@ class SeatCredit:
     total_before: int
     cards: tuple[CardDrop, ...] = field(default=())
 
-    @property
+    @cached_property
     def mission_xp(self) -> int:
         return sum(step.reward_xp for step in self.missions if step.completed_now)
 
-    @property
+    @cached_property
     def xp(self) -> int:
         """All XP this game credits: the game's own (R20) plus completed missions."""
         return self.award.total + self.mission_xp
@@ -78,11 +79,11 @@ class SeatCredit:
     def total_after(self) -> int:
         return self.total_before + self.xp
 
-    @property
+    @cached_property
     def level_before(self) -> int:
         return level_for_xp(self.total_before)
 
-    @property
+    @cached_property
     def level_after(self) -> int:
         return level_for_xp(self.total_after)
 
