@@ -22,6 +22,7 @@ ASYNCAPI = {
     "bots": "opolyx_bots.asyncapi",
     "gateway": "opolyx_gateway.asyncapi",
     "progression": "opolyx_progression.asyncapi",
+    "chat": "opolyx_chat.asyncapi",
 }
 
 

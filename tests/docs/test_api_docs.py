@@ -17,6 +17,14 @@ from opolyx_contracts.lobby import LOBBY_MEMBER_EVENTS_WILDCARD
 from opolyx_contracts.permissions import ROLES
 from opolyx_contracts.subjects import (
     BOTS_DECIDE,
+    CHAT_BOT_STICKER,
+    CHAT_HISTORY_ANY,
+    CHAT_MUTE,
+    CHAT_MUTES,
+    CHAT_POSTS_ANY,
+    CHAT_REPORT,
+    CHAT_SETTINGS,
+    CHAT_STREAM_SUBJECTS,
     GAME_FINISHED,
     GAME_SEAT_OUT,
     LOBBY_CMD,
@@ -62,6 +70,18 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
     "progression": {
         "receive": {GAME_FINISHED, progression("profile"), progression("boosts")},
         "send": set(),
+    },
+    "chat": {
+        "receive": {
+            CHAT_POSTS_ANY,
+            CHAT_HISTORY_ANY,
+            CHAT_MUTE,
+            CHAT_MUTES,
+            CHAT_REPORT,
+            CHAT_SETTINGS,
+            CHAT_BOT_STICKER,
+        },
+        "send": {CHAT_STREAM_SUBJECTS},
     },
 }
 

@@ -20,7 +20,16 @@ from dataclasses import dataclass
 from opolyx_contracts.subjects import (
     ACTIVE_GAMES_BUCKET,
     BOTS_DECIDE,
+    CHAT_BOT_STICKER,
+    CHAT_HISTORY_ANY,
+    CHAT_MUTE,
+    CHAT_MUTES,
+    CHAT_MUTES_BUCKET,
     CHAT_POSTS_ANY,
+    CHAT_REPORT,
+    CHAT_REPORTS_BUCKET,
+    CHAT_ROOMS_BUCKET,
+    CHAT_SETTINGS,
     CHAT_STREAM,
     CHAT_STREAM_SUBJECTS,
     GAMES_STREAM,
@@ -59,6 +68,16 @@ __all__ = [
 ]
 
 INBOX_ROOT = "_INBOX"
+
+CHAT_PLAYER_REQUESTS = (
+    CHAT_POSTS_ANY,
+    CHAT_HISTORY_ANY,
+    CHAT_MUTE,
+    CHAT_MUTES,
+    CHAT_REPORT,
+    CHAT_SETTINGS,
+)
+"""What the gateway asks the chat service for a player (`opolyx_contracts.chat`)."""
 
 
 def inbox_prefix(role: str) -> str:
@@ -234,8 +253,8 @@ GATEWAY = Role(
         Grant("follow live table updates", subscribe=(table_update_wildcard(),))
         + stream_read(TABLE_EVENTS_STREAM),
         Grant(
-            "post chat, follow chat messages",
-            publish=(CHAT_POSTS_ANY,),
+            "ask chat for a player (post, history, mutes, reports, settings), follow messages",
+            publish=CHAT_PLAYER_REQUESTS,
             subscribe=(CHAT_STREAM_SUBJECTS,),
         )
         + stream_read(CHAT_STREAM),
@@ -275,13 +294,21 @@ CHAT = Role(
     "chat",
     "table, room and lobby chat: takes posts, keeps the bounded history",
     (
-        Grant("answer chat posts", subscribe=(CHAT_POSTS_ANY,)),
+        Grant(
+            "answer chat requests (players' through the gateway, bots' stickers)",
+            subscribe=(*CHAT_PLAYER_REQUESTS, CHAT_BOT_STICKER),
+        ),
         _stream(
             f"publish chat messages (stream `{CHAT_STREAM}`)",
             CHAT_STREAM,
             write=(CHAT_STREAM_SUBJECTS,),
             declare=True,
         ),
+        kv_bucket(CHAT_MUTES_BUCKET, write=True),
+        kv_bucket(CHAT_REPORTS_BUCKET, write=True),
+        kv_bucket(CHAT_ROOMS_BUCKET, write=True),
+        # Who is in which room and at which table: the lobby's records, read only.
+        kv_bucket(ROOMS_BUCKET, write=False),
     ),
     responds=True,
 )

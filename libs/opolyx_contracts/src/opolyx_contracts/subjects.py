@@ -13,7 +13,16 @@ __all__ = [
     "ACTIVE_GAMES_BUCKET",
     "BOTS_DECIDE",
     "BOTS_QUEUE",
+    "CHAT_BOT_STICKER",
+    "CHAT_HISTORY_ANY",
+    "CHAT_MUTE",
+    "CHAT_MUTES",
+    "CHAT_MUTES_BUCKET",
     "CHAT_POSTS_ANY",
+    "CHAT_REPORT",
+    "CHAT_REPORTS_BUCKET",
+    "CHAT_ROOMS_BUCKET",
+    "CHAT_SETTINGS",
     "CHAT_STREAM",
     "CHAT_STREAM_SUBJECTS",
     "DEFAULT_TABLE_PARTITIONS",
@@ -37,6 +46,7 @@ __all__ = [
     "TABLE_PARTITIONS_ANY",
     "TABLE_PARTITION_CREATE_ANY",
     "TABLE_VIEWS_ANY",
+    "chat_history",
     "chat_messages",
     "chat_post",
     "is_valid_token",
@@ -92,6 +102,16 @@ ACTIVE_GAMES_BUCKET = "active_games"
 CHAT_STREAM = "CHAT"
 CHAT_STREAM_SUBJECTS = f"{PREFIX}.chat.*.messages"
 CHAT_POSTS_ANY = f"{PREFIX}.chat.*.post"
+CHAT_HISTORY_ANY = f"{PREFIX}.chat.*.history"
+CHAT_MUTE = f"{PREFIX}.chat.mute"
+CHAT_MUTES = f"{PREFIX}.chat.mutes"
+CHAT_REPORT = f"{PREFIX}.chat.report"
+CHAT_SETTINGS = f"{PREFIX}.chat.settings"
+CHAT_BOT_STICKER = f"{PREFIX}.chat.bot_sticker"
+"""Three tokens: never taken for a channel's `post`/`history`/`messages` subject."""
+CHAT_MUTES_BUCKET = "chat_mutes"
+CHAT_REPORTS_BUCKET = "chat_reports"
+CHAT_ROOMS_BUCKET = "chat_rooms"
 
 # Progression
 PROGRESSION_ANY = f"{PREFIX}.progression.*"
@@ -167,6 +187,10 @@ def table_update_wildcard() -> str:
 
 def chat_post(room: str) -> str:
     return f"{PREFIX}.chat.{_token('room', room)}.post"
+
+
+def chat_history(room: str) -> str:
+    return f"{PREFIX}.chat.{_token('room', room)}.history"
 
 
 def chat_messages(room: str) -> str:

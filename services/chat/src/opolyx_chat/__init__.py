@@ -1,0 +1,1 @@
+"""opolyx chat service."""
