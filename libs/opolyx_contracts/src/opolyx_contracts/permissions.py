@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from opolyx_contracts.subjects import (
     ACTIVE_GAMES_BUCKET,
+    BOTS_CONSUMER,
     BOTS_DECIDE,
+    BOTS_DECISIONS_STREAM,
     CHAT_BOT_STICKER,
     CHAT_HISTORY_ANY,
     CHAT_MUTE,
@@ -285,8 +287,14 @@ BOTS = Role(
     "bots",
     "bot workers: take decision requests, send commands (the table checks they are for bot seats)",
     (
-        Grant("take decision requests (queue group)", subscribe=(BOTS_DECIDE,)),
+        _stream(
+            f"take decision requests (work queue `{BOTS_DECISIONS_STREAM}`, durable pull "
+            f"consumer `{BOTS_CONSUMER}`)",
+            BOTS_DECISIONS_STREAM,
+            declare=True,
+        ),
         Grant("send commands for bot seats", publish=(TABLE_COMMANDS_ANY,)),
+        Grant("post a bot's sticker in its table's chat", publish=(CHAT_BOT_STICKER,)),
     ),
 )
 
@@ -413,6 +421,10 @@ def permissions_markdown() -> str:
         "- **Consumers on readable streams.** A role that may read a stream may create consumers",
         "  on it (and delete consumers there, including another instance's); their deliveries",
         "  carry the stored messages only, never new content.",
+        "- **Replies across a NATS restart.** The right to answer a request lives with the",
+        "  connection that received it: a reply to a request taken before the server restarted",
+        "  is refused. The sender times out and retries with the same command id (commands are",
+        "  idempotent).",
         "",
         "## Credentials",
         "",
