@@ -17,7 +17,12 @@ from opolyx_contracts.permissions import ROLES
 from opolyx_contracts.subjects import LOBBY_EVENTS, TABLE_CREATE
 from opolyx_service.broker import create_broker
 from opolyx_service.connection import connect_nats
-from opolyx_service.nats_auth import broker_options, connect_options, inbox_prefix
+from opolyx_service.nats_auth import (
+    broker_options,
+    connect_options,
+    inbox_prefix,
+    redacted_servers,
+)
 from opolyx_service.nats_server_config import ServerTls, write_nats_auth
 from opolyx_service.settings import NatsSettings, ServiceSettings
 from opolyx_testing.nats_server import NatsServer, start_nats_server
@@ -66,6 +71,11 @@ def test_options_from_settings(tmp_path: Path) -> None:
     in_url = NatsSettings(url="nats://gateway:pw@127.0.0.1:4222")
     assert connect_options(in_url) == {"inbox_prefix": "_INBOX.gateway"}
     assert inbox_prefix(NatsSettings()) == "_INBOX"
+    assert redacted_servers(in_url) == ["nats://gateway:***@127.0.0.1:4222"]
+    assert redacted_servers(NatsSettings(url="nats://a:1,nats://b:2")) == [
+        "nats://a:1",
+        "nats://b:2",
+    ]
     assert inbox_prefix(NatsSettings(inbox_prefix="_INBOX.chat")) == "_INBOX.chat"
     # a secret wins over the file, and is not shown
     from_secret = NatsSettings(user="lobby", password=SecretStr("p"), password_file=secret)

@@ -21,7 +21,7 @@ from nats.js.errors import BadRequestError, BucketNotFoundError, NotFoundError
 from nats.js.kv import KeyValue
 
 from opolyx_service.logs import get_logger
-from opolyx_service.nats_auth import connect_options
+from opolyx_service.nats_auth import connect_options, redacted_servers
 from opolyx_service.settings import NatsSettings
 
 __all__ = [
@@ -80,7 +80,7 @@ async def wait_until_reachable(
             log.warning(
                 "nats_unreachable",
                 attempt=attempt,
-                servers=settings.servers,
+                servers=redacted_servers(settings),  # never a password in a log
                 error=repr(exc),
                 retry_in=round(wait, 2),
             )

@@ -22,6 +22,7 @@ __all__ = [
     "connect_options",
     "inbox_prefix",
     "nats_user",
+    "redacted_servers",
     "tls_context",
 ]
 
@@ -41,6 +42,18 @@ def nats_user(settings: NatsSettings) -> str | None:
         if username:
             return unquote(username)
     return None
+
+
+def redacted_servers(settings: NatsSettings) -> list[str]:
+    """The server URLs fit for a log line: a password in a URL is replaced by `***`."""
+    shown = []
+    for server in settings.servers:
+        parts = urlsplit(server)
+        if parts.password is not None:
+            netloc = parts.netloc.rsplit("@", 1)[1]
+            server = parts._replace(netloc=f"{parts.username}:***@{netloc}").geturl()
+        shown.append(server)
+    return shown
 
 
 def inbox_prefix(settings: NatsSettings) -> str:
