@@ -12,7 +12,14 @@ import pytest
 from opolyx_testing import ServiceProcess, free_port, script_path
 from opolyx_testing.pytest_plugin import ServiceProcesses
 
-SERVICES = ["opolyx-table", "opolyx-lobby", "opolyx-bots", "opolyx-progression", "opolyx-gateway"]
+SERVICES = [
+    "opolyx-table",
+    "opolyx-lobby",
+    "opolyx-bots",
+    "opolyx-progression",
+    "opolyx-gateway",
+    "opolyx-chat",
+]
 
 GRACE = 60.0
 """Far above the exit bound below: a prompt exit is the signal handled, not a grace timeout."""
