@@ -1,6 +1,10 @@
 """pytest fixtures for tests that need real infrastructure (registered via `pytest11`).
 
-- `nats_server` / `nats_url`: a fresh nats-server with JetStream per test (~25 ms locally).
+- `nats_server` / `nats_url`: a fresh nats-server with JetStream per test (~25 ms locally),
+  with one NATS user per role as `make run` has (docs/NATS_PERMISSIONS.md): `nats_url` is the
+  admin's (everything allowed); start a service as its role with `nats_server.url_for(role)`,
+  `.env_for(role)` or `.settings_for(role)`, connect as a role with `await
+  nats_server.connect(role)`, and check `nats_server.permission_violations()`.
 - `nc`: a nats-py connection to it with the admin's credentials, drained after the test.
 - `postgres_server`: one PostgreSQL per session.
 - `service_processes`: start service processes; all are killed after the test.
