@@ -53,7 +53,7 @@ def test_a_channel_id_that_cannot_be_a_token_is_refused() -> None:
 )
 def test_a_post_has_one_bounded_content(fields: dict[str, str]) -> None:
     with pytest.raises(ValidationError):
-        ChatPost(player_id="p", name="P", **fields)
+        ChatPost.model_validate({"player_id": "p", "name": "P", **fields})
 
 
 def test_every_persona_has_a_known_sticker_for_every_occasion() -> None:

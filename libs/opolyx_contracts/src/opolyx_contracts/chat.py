@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from opolyx_contracts.envelope import Message, OkReply
 from opolyx_contracts.lobby import RoomMember, RoomStatus
@@ -191,13 +191,15 @@ class ChatPost(Message):
     name: str = Field(min_length=1, max_length=64)
     """The poster's display name (the gateway's, as the lobby shows it)."""
     text: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
-    sticker: str | None = Field(default=None, max_length=32)
+    sticker: str | None = Field(default=None, max_length=32, validate_default=True)
 
-    @model_validator(mode="after")
-    def _one_of(self) -> ChatPost:
-        if (self.text is None) == (self.sticker is None):
+    @field_validator("sticker")
+    @classmethod
+    def _one_of(cls, sticker: str | None, info: ValidationInfo) -> str | None:
+        # On a field (not the model) so a refusal names it: request/invalid, not "not JSON".
+        if (info.data.get("text") is None) == (sticker is None):
             raise ValueError("a post has either a text or a sticker")
-        return self
+        return sticker
 
 
 class ChatMessage(Message):

@@ -60,6 +60,10 @@ class RoomDirectory:
             self._note(room_id, view, entry.revision or 0)
         return view
 
+    def revision_of(self, room_id: str) -> int:
+        """The newest revision of the room's record seen here (0: none yet)."""
+        return self._revisions.get(room_id, 0)
+
     def room_of_table(self, table_id: str) -> RoomRecordView | None:
         room_id = self._by_table.get(table_id)
         return None if room_id is None else self._rooms.get(room_id)
