@@ -65,5 +65,6 @@ async def test_the_readme_service_serves_answers_errors_and_stops(
             await nc.drain()
         runtime.request_shutdown()
         assert await serving == 0
-    found = document_subjects(example.document())
-    assert found["receive"] == {example.GREET}
+    document = example.document()
+    assert document_subjects(document)["receive"] == {example.GREET}
+    assert "Greeting" in document["components"]["schemas"]  # the reply, from the annotation

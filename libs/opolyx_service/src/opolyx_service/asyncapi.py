@@ -53,14 +53,19 @@ def asyncapi_document(
     `replies` (subject answered -> model, or channel id of a request sent -> model) adds
     reply schemas where a handler's return annotation does not say (a handler returning
     encoded bytes on a hot path). `requests` (subject answered -> model) does the same for
-    the body of a handler that reads raw bytes.
+    the body of a handler that reads raw bytes. Two message models with one name are an
+    error (`ValueError`): the document would silently show one schema for both.
     """
     spec = AsyncAPI(broker, title=title, version=version, description=description)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         document: dict[str, Any] = spec.to_specification().to_jsonable()
-    for warning in caught:  # e.g. two models with one name: one schema hides the other
-        log.warning("asyncapi_schema_warning", title=title, warning=str(warning.message))
+    for warning in caught:
+        text = str(warning.message)
+        if "same name" in text:
+            # Two models with one name: the document would show one schema for both.
+            raise ValueError(f"{title}: {text}; give the models distinct names")
+        log.warning("asyncapi_warning", title=title, warning=text)
     # The server comes from the deployment, not the document.
     document.pop("servers", None)
     for channel in document.get("channels", {}).values():
@@ -176,7 +181,9 @@ def _reply_models(broker: NatsBroker) -> dict[str, type[BaseModel]]:
     """Reply models from the handlers' return annotations (FastStream does not document them)."""
     found: dict[str, type[BaseModel]] = {}
     for subscriber in broker.subscribers:
-        subject = getattr(subscriber, "subject", None)
+        declared = getattr(subscriber, "subject", None)
+        # FastStream 0.7 keeps the subject as an `Address`; its template is what was declared.
+        subject = getattr(declared, "template", declared)
         for call in getattr(subscriber, "calls", ()):
             original = getattr(call.handler, "_original_call", None)
             if original is None or not isinstance(subject, str):
