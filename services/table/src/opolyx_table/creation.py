@@ -18,7 +18,7 @@ from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeoutError
 from opolyx_contracts import ContractError, decode, error_reply
 from opolyx_contracts import errors as codes
-from opolyx_contracts.subjects import table_partition
+from opolyx_contracts.subjects import table_partition, table_partition_create
 from opolyx_contracts.table import CreateTable
 from opolyx_rules import RulesError, seed_commitment
 from opolyx_service import get_logger
@@ -85,7 +85,7 @@ class Creation:
             return
         try:
             answer = await self.nc.request(
-                f"opolyx.table.{partition}.create", encode(request), timeout=5.0
+                table_partition_create(partition), encode(request), timeout=5.0
             )
             await self._reply(msg, answer.data)
         except (NoRespondersError, NatsTimeoutError):

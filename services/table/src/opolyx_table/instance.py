@@ -25,7 +25,7 @@ from opolyx_table.handlers import Handlers
 from opolyx_table.jobs import Jobs, Resume
 from opolyx_table.leases import LeaseKeeper
 from opolyx_table.outbox import Outbox
-from opolyx_table.partitions import Partitions
+from opolyx_table.partitions import TABLE_QUEUE, Partitions
 from opolyx_table.scheduler import Scheduler
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Storage
@@ -102,7 +102,7 @@ class TableInstance:
     async def start(self) -> None:
         self.scheduler.start()
         self._create_sub = await self.nc.subscribe(
-            TABLE_CREATE, queue="table", cb=self.handlers.on_create
+            TABLE_CREATE, queue=TABLE_QUEUE, cb=self.handlers.on_create
         )
         await self.leases.start()
 

@@ -18,6 +18,7 @@ import opolyx_rules
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from opolyx_contracts.subjects import table_partition_subjects
 from opolyx_contracts.table import SeedRevealed, TableCreatedEvent, TableEvents
 from opolyx_service import get_logger
 from opolyx_service.metrics import counter, gauge
@@ -34,6 +35,10 @@ __all__ = ["Partitions"]
 log = get_logger("opolyx_table.partitions")
 
 Handler = Callable[[Msg], Awaitable[None]]
+
+TABLE_QUEUE = "table"
+"""Queue group of the table service's subscriptions (an instance per partition holds the
+lease; the group only matters while a lease moves)."""
 
 
 class Partitions:
@@ -80,7 +85,7 @@ class Partitions:
             loaded += 1
         assert self.on_message is not None
         self.subs[partition] = await self.nc.subscribe(
-            f"opolyx.table.{partition}.>", queue="table", cb=self.on_message
+            table_partition_subjects(partition), queue=TABLE_QUEUE, cb=self.on_message
         )
         # The server must have the subscription before this instance says it serves the
         # partition (a request racing a fresh SUB can see "no responders").
