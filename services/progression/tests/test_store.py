@@ -336,3 +336,21 @@ async def test_the_weekly_histogram_always_matches_the_weekly_rows(engine: Async
     for week, xp in rows:
         expected[(week, xp)] = expected.get((week, xp), 0) + 1
     assert {(c.week, c.xp): c.players for c in counts} == expected
+
+
+async def test_the_shared_top_is_at_most_its_ttl_old_and_the_own_row_always_fresh(
+    engine: AsyncEngine,
+) -> None:
+    store = store_for(engine)
+    await store.credit(two_player_game("t1", "ann", "ben"), game_stats([]))
+    tops = reads.TopCache(ttl=1.0)
+    async with engine.connect() as conn:
+        first = await reads.leaderboard(conn, "cid", "weekly", "2026-W49", NOW, cache=tops)
+    await store.credit(two_player_game("t2", "cid", "dan"), game_stats([]))
+    async with engine.connect() as conn:
+        soon = await reads.leaderboard(conn, "cid", "weekly", "2026-W49", NOW + 0.5, cache=tops)
+        later = await reads.leaderboard(conn, "cid", "weekly", "2026-W49", NOW + 1.5, cache=tops)
+    assert first.own is None
+    assert [e.player_id for e in soon.entries] == [e.player_id for e in first.entries]
+    assert soon.own is not None and soon.own.player_id == "cid" and soon.players == 4
+    assert "cid" in {e.player_id for e in later.entries}

@@ -272,7 +272,10 @@ async def bench_leaderboard(url: str, count: int, queries: int) -> dict[str, dic
     try:
         await _seed_players(engine, count)
         rng = random.Random(3)
-        samples: dict[str, list[float]] = {"leaderboard": [], "pk_lookup": []}
+        samples: dict[str, list[float]] = {"leaderboard": [], "cached": [], "pk_lookup": []}
+        # The service shares the top 100 for a second (`leaderboard_cache_seconds`); the
+        # asker's row and position are read fresh either way. Both are measured.
+        tops = reads.TopCache(1.0)
         async with engine.connect() as conn:
             for _ in range(queries):
                 asker = f"p{rng.randrange(count)}"
@@ -280,6 +283,9 @@ async def bench_leaderboard(url: str, count: int, queries: int) -> dict[str, dic
                 board = await reads.leaderboard(conn, asker, "weekly", WEEK, AT)
                 samples["leaderboard"].append(time.perf_counter() - began)
                 assert board.own is not None and len(board.entries) == 100
+                began = time.perf_counter()
+                await reads.leaderboard(conn, asker, "weekly", WEEK, time.time(), cache=tops)
+                samples["cached"].append(time.perf_counter() - began)
                 began = time.perf_counter()
                 await conn.scalar(
                     select(weekly_xp.c.xp).where(
@@ -325,17 +331,24 @@ async def run(args: argparse.Namespace) -> None:
         if latency is None:
             _print_load(load_start)
             return
-        board, lookup = latency["leaderboard"], latency["pk_lookup"]
+        board, cached, lookup = latency["leaderboard"], latency["cached"], latency["pk_lookup"]
         print(f"weekly leaderboard on PostgreSQL, {args.players} players, {args.queries} queries:")
         print(
-            f"  leaderboard     p50 {board['p50_ms']:6.2f} ms   p99 {board['p99_ms']:6.2f} ms"
-            "   (target p99 < 20)"
+            f"  uncached        p50 {board['p50_ms']:6.2f} ms   p99 {board['p99_ms']:6.2f} ms"
+            "   (every query read; target p99 < 20)"
+        )
+        print(
+            f"  top 100 shared  p50 {cached['p50_ms']:6.2f} ms   p99 {cached['p99_ms']:6.2f} ms"
+            "   (the service's path: top 100 kept 1 s, own row and position fresh)"
         )
         print(
             f"  pk lookup       p50 {lookup['p50_ms']:6.2f} ms   p99 {lookup['p99_ms']:6.2f} ms"
             "   (baseline)"
         )
-        print(f"  ratio p99 leaderboard / lookup = {board['p99_ms'] / lookup['p99_ms']:.1f}")
+        print(
+            f"  ratio p99 uncached / lookup = {board['p99_ms'] / lookup['p99_ms']:.1f},"
+            f" shared / lookup = {cached['p99_ms'] / lookup['p99_ms']:.1f}"
+        )
     _print_load(load_start)
 
 

@@ -36,6 +36,7 @@ class Queries:
         self.engine = engine
         self.settings = settings
         self.clock = clock
+        self.tops = reads.TopCache(settings.leaderboard_cache_seconds)
         self._routes: dict[str, tuple[type[Message], Callable[[Any], Awaitable[BaseModel]]]] = {
             contract.PROFILE: (contract.ProfileRequest, self.profile),
             contract.PUBLIC_PROFILE: (contract.PublicProfileRequest, self.public_profile),
@@ -101,7 +102,13 @@ class Queries:
     async def leaderboard(self, request: contract.LeaderboardRequest) -> contract.LeaderboardReply:
         async with self.engine.connect() as conn:
             return await reads.leaderboard(
-                conn, request.player_id, request.scope, request.week, self.clock(), request.limit
+                conn,
+                request.player_id,
+                request.scope,
+                request.week,
+                self.clock(),
+                request.limit,
+                cache=self.tops,
             )
 
     async def game_credit(self, request: contract.GameCreditRequest) -> contract.GameCreditReply:

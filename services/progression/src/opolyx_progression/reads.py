@@ -50,6 +50,7 @@ from opolyx_progression.sql import insert_ignore, rank_name
 
 __all__ = [
     "MAX_CARDS_LISTED",
+    "TopCache",
     "card_views",
     "flags",
     "game_credit",
@@ -314,6 +315,30 @@ def _board_query(week: str) -> Any:
     )
 
 
+class TopCache:
+    """The top of each week's board, kept for `ttl` seconds: every asker shares one read of
+    the top 100 (the board is at most `ttl` seconds behind; the asker's own row and position
+    are always read fresh). `ttl=0` reads every time."""
+
+    def __init__(self, ttl: float) -> None:
+        self.ttl = ttl
+        self._tops: dict[str, tuple[float, list[LeaderboardEntry]]] = {}
+
+    async def top(self, conn: AsyncConnection, week: str, now: float) -> list[LeaderboardEntry]:
+        cached = self._tops.get(week)
+        if cached is not None and now - cached[0] < self.ttl:
+            return cached[1]
+        entries = _entries((await conn.execute(_board_query(week).limit(LEADERBOARD_LIMIT))).all())
+        if self.ttl > 0:
+            if len(self._tops) > 8:  # only a few weeks are ever asked for
+                self._tops.clear()
+            self._tops[week] = (now, entries)
+        return entries
+
+
+_NO_CACHE = TopCache(0.0)
+
+
 async def leaderboard(
     conn: AsyncConnection,
     player_id: str,
@@ -321,6 +346,7 @@ async def leaderboard(
     week: str | None,
     now: float,
     limit: int = LEADERBOARD_LIMIT,
+    cache: TopCache = _NO_CACHE,
 ) -> LeaderboardReply:
     week = week or iso_week_key(now)
     if scope == "following":
@@ -337,8 +363,7 @@ async def leaderboard(
         return LeaderboardReply(
             scope=scope, week=week, entries=entries[:limit], own=own, players=len(entries)
         )
-    top = (await conn.execute(_board_query(week).limit(limit))).all()
-    entries = _entries(top)
+    entries = (await cache.top(conn, week, now))[:limit]
     own = next((e for e in entries if e.player_id == player_id), None)
     # The asker's row, how many are above them and the week's total in one round trip
     # (positions come from the XP histogram, not from counting every player).

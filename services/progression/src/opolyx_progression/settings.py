@@ -46,6 +46,9 @@ class ProgressionSection(BaseModel):
     """GAMES messages fetched at once."""
     events_timeout_seconds: float = Field(default=5.0, gt=0)
     """How long reading one game's events from TABLE_EVENTS may take before a retry."""
+    leaderboard_cache_seconds: float = Field(default=1.0, ge=0)
+    """How long the top 100 of a week's board is shared between askers (0: read every time);
+    each asker's own row and position are always read fresh."""
     presence_ttl_seconds: float = Field(default=75.0, gt=0)
     """A player not reported online by a gateway for this long counts as offline."""
     current_game_ttl_seconds: float = Field(default=6 * 3600.0, gt=0)
