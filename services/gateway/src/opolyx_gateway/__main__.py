@@ -15,6 +15,7 @@ import uvicorn
 from opolyx_service.runtime import ServiceRuntime, run_service
 
 from opolyx_gateway.app import create_app
+from opolyx_gateway.gc_policy import keep_long_lived_objects_frozen
 from opolyx_gateway.settings import GatewaySettings
 
 
@@ -49,14 +50,24 @@ def uvicorn_config(settings: GatewaySettings, runtime: ServiceRuntime | None) ->
 async def serve(settings: GatewaySettings, runtime: ServiceRuntime) -> None:
     server = _Server(uvicorn_config(settings, runtime))
     serving = asyncio.create_task(server.serve())
+    freezer: asyncio.Task[None] | None = None
     try:
         while not server.started:
             if serving.done():
                 serving.result()  # it failed to start: say why
                 raise RuntimeError("the gateway's HTTP server stopped while starting")
             await asyncio.sleep(0.05)
+        options = settings.gateway
+        if options.gc_freeze_seconds > 0:
+            freezer = asyncio.create_task(
+                keep_long_lived_objects_frozen(
+                    options.gc_freeze_seconds, options.gc_reclaim_seconds
+                )
+            )
         await runtime.wait_for_shutdown()
     finally:
+        if freezer is not None:
+            freezer.cancel()
         server.should_exit = True
         await serving
 

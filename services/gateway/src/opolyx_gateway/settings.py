@@ -45,6 +45,11 @@ class GatewayOptions(BaseModel):
     replay_limit: int = Field(default=1000, gt=0)
     """Most missed events replayed to a reconnecting client; beyond, a snapshot only."""
 
+    gc_freeze_seconds: float = Field(default=0.5, ge=0)
+    """Move the objects alive now out of the collector's full passes this often (0: never;
+    see `gc_policy.py` for the measurement)."""
+    gc_reclaim_seconds: float = Field(default=600.0, gt=0)
+    """Unfreeze and collect everything this often (frees what closed sockets left)."""
     static_dir: Path = Path(__file__).parent / "static"
     """The web client's files."""
 
