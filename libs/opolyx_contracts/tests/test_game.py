@@ -13,11 +13,18 @@ from opolyx_contracts import ContractError, decode, game
 from opolyx_contracts.errors import BAD_REQUEST
 from opolyx_contracts.generate_game import GAME_MODULE, render
 from opolyx_contracts.table import (
+    CreatedSeat,
     DecisionRequest,
     EventRecord,
+    PendingDecision,
     PublicView,
+    SeatSpec,
+    SeedRevealed,
     TableCommand,
+    TableCreatedEvent,
     TableEvents,
+    TableUpdate,
+    TableView,
 )
 from opolyx_rules.commands import COMMAND_TYPES, Command, OfferTrade, Timeout, command_type
 from opolyx_rules.events import EVENT_TYPES, Event, JumpSkipped, event_type
@@ -223,3 +230,46 @@ def test_messages_carrying_game_values_round_trip(
         }
     )
     assert TableEvents.model_validate_json(batch.model_dump_json()) == batch
+
+
+def test_the_table_s_own_messages_round_trip(
+    played: tuple[dict[str, Command], dict[str, Event], list[dict[str, Any]]],
+) -> None:
+    commands, _, views = played
+    seats = [SeatSpec(player_id="a"), SeatSpec(player_id="b", bot=True, boosts={1: 10})]
+    created = TableCreatedEvent(
+        mode="classic",
+        rules_version="1.0",
+        room_id=None,
+        seats=[
+            CreatedSeat(seat=i, player_id=s.player_id, bot=s.bot, name=s.name, boosts=s.boosts)
+            for i, s in enumerate(seats)
+        ],
+        seed_commitment="c",
+        started_at=1.0,
+        state=PublicView.model_validate(views[0]),
+    )
+    revealed = SeedRevealed(seed=5, seed_commitment="c")
+    for event in (created, revealed):
+        record = EventRecord(seq=1, version=1, event=event)
+        assert EventRecord.model_validate_json(record.model_dump_json()) == record
+    view = TableView(
+        table_id="t",
+        seq=3,
+        version=3,
+        state=PublicView.model_validate(views[-1]),
+        seats=seats,
+        legal=[
+            COMMANDS.validate_python(opolyx_rules.command_to_json(c)) for c in commands.values()
+        ],
+        seed_commitment="c",
+        deadline_at=None,
+    )
+    assert TableView.model_validate_json(view.model_dump_json()) == view
+    update = TableUpdate(
+        table_id="t", first_seq=1, last_seq=1, version=1,
+        events=[EventRecord(seq=1, version=1, event=revealed)],
+        view=view.state, at=2.0,
+        pending=[PendingDecision(seat=0, kind="roll", deadline_at=None, legal=view.legal or [])],
+    )  # fmt: skip
+    assert TableUpdate.model_validate_json(update.model_dump_json()) == update
