@@ -87,7 +87,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
 
 # Read through a JetStream consumer, not a core subscription: the role's permissions are on
 # the stream's API, not on the subject.
-FROM_A_STREAM = {TABLE_EVENTS_SUBJECTS, GAME_FINISHED, GAME_SEAT_OUT}
+FROM_A_STREAM = {TABLE_EVENTS_SUBJECTS, GAME_FINISHED, GAME_SEAT_OUT, BOTS_DECIDE}
 
 
 @functools.cache

@@ -78,8 +78,15 @@ def test_only_the_gateway_sends_player_and_lobby_commands_and_bots_only_table_co
     assert who_may_publish(subjects.chat_post("room1")) == {"gateway"}
     assert who_may_publish(subjects.progression("profile")) == {"gateway"}
     bots = ROLES["bots"]
-    assert bots.may_subscribe(subjects.BOTS_DECIDE)
-    assert [s for s in bots.publish if not s.startswith("_INBOX")] == [subjects.TABLE_COMMANDS_ANY]
+    # Decision requests come from the work queue (a pull), never a core subscription.
+    assert not bots.may_subscribe(subjects.BOTS_DECIDE)
+    pull = f"$JS.API.CONSUMER.MSG.NEXT.{subjects.BOTS_DECISIONS_STREAM}.{subjects.BOTS_CONSUMER}"
+    assert bots.may_publish(pull)
+    assert not bots.may_publish(f"$JS.API.CONSUMER.MSG.NEXT.{subjects.GAMES_STREAM}.lobby")
+    assert [s for s in bots.publish if not s.startswith(("_INBOX", "$JS"))] == [
+        subjects.TABLE_COMMANDS_ANY,
+        subjects.CHAT_BOT_STICKER,
+    ]
 
 
 def test_the_lobby_alone_creates_tables_and_speaks_for_rooms() -> None:
@@ -94,7 +101,7 @@ def test_the_lobby_alone_creates_tables_and_speaks_for_rooms() -> None:
 def test_who_listens_where() -> None:
     assert who_may_subscribe(COMMAND) == {"table"}
     assert who_may_subscribe(subjects.TABLE_CREATE) == {"table"}
-    assert who_may_subscribe(subjects.BOTS_DECIDE) == {"bots"}
+    assert who_may_subscribe(subjects.BOTS_DECIDE) == set()  # the bots' work queue takes it
     assert who_may_subscribe(subjects.LOBBY_CMD) == {"lobby"}
     assert who_may_subscribe(subjects.LOBBY_EVENTS) == {"gateway"}
     # A table instance subscribes to `opolyx.table.<partition>.>`, which covers what it

@@ -11,7 +11,9 @@ import re
 
 __all__ = [
     "ACTIVE_GAMES_BUCKET",
+    "BOTS_CONSUMER",
     "BOTS_DECIDE",
+    "BOTS_DECISIONS_STREAM",
     "BOTS_QUEUE",
     "CHAT_BOT_STICKER",
     "CHAT_HISTORY_ANY",
@@ -83,6 +85,10 @@ TABLE_PARTITIONS_ANY = f"{PREFIX}.table.*.>"
 # Bots
 BOTS_DECIDE = f"{PREFIX}.bots.decide"
 BOTS_QUEUE = "bots"
+BOTS_DECISIONS_STREAM = "BOTS_DECISIONS"
+"""Work-queue stream over `BOTS_DECIDE`: a request waits there until a worker acks it."""
+BOTS_CONSUMER = "bots"
+"""The one durable pull consumer every bot worker fetches from (STACK.md trap 6)."""
 
 # Finished games and seats that went out
 GAMES_STREAM = "GAMES"

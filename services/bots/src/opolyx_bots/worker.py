@@ -1,10 +1,17 @@
-"""The bot worker: answers decision requests from the ``bots`` queue group.
+"""The bot worker: answers decision requests taken from a JetStream work queue.
 
 Stateless: each request carries the public state and the seat's legal commands; the
 worker picks one with the seat's style (from the roster, by player id) and sends it to
-the table as that seat, with the request's command id and expected version. If the worker
-dies mid-decision the table asks again and another worker answers; a decision for a state
-that has moved on is refused by the table (stale version) and simply dropped.
+the table as that seat, with the request's command id and expected version.
+
+The table publishes requests on `BOTS_DECIDE`; the work-queue stream `BOTS_DECISIONS`
+keeps each one until a worker acks it, and every worker pulls from the one durable
+consumer `BOTS_CONSUMER` (STACK.md trap 6), one message per short pull. A hung worker
+(SIGSTOP) therefore takes nothing new: at most the one message of its last pull, which
+the server hands to another worker after `ack_wait_seconds`. A request is acked once the
+table has answered the command (accepted or refused: a refusal is final, e.g. a stale
+version), nacked for redelivery when the table did not answer, and terminated when it
+cannot be used. The table's re-ask timer stays the safety net behind all of this.
 """
 
 from __future__ import annotations
@@ -13,11 +20,21 @@ import random
 import time
 from typing import Any
 
+from faststream.middlewares import AckPolicy
+from faststream.nats import ConsumerConfig, JStream, PullSub
+from faststream.nats.annotations import NatsMessage
+from nats.js.api import AckPolicy as ConsumerAckPolicy
+from nats.js.api import DeliverPolicy, RetentionPolicy, StorageType
 from opolyx_contracts.envelope import ErrorReply, decode, encode, parse_json_object
 from opolyx_contracts.errors import ContractError
 from opolyx_contracts.game import parse_command
 from opolyx_contracts.lobby import bot_persona
-from opolyx_contracts.subjects import BOTS_DECIDE, BOTS_QUEUE, TABLE_COMMANDS_ANY
+from opolyx_contracts.subjects import (
+    BOTS_CONSUMER,
+    BOTS_DECIDE,
+    BOTS_DECISIONS_STREAM,
+    TABLE_COMMANDS_ANY,
+)
 from opolyx_contracts.table import DecisionRequest, TableCommand
 from opolyx_rules import RulesError, command_from_json, command_to_json, state_from_json
 from opolyx_rules.commands import Command
@@ -25,6 +42,7 @@ from opolyx_rules.state import State
 from opolyx_service.asyncapi import asyncapi_document
 from opolyx_service.broker import create_broker, start_broker
 from opolyx_service.logs import get_logger
+from opolyx_service.nats_auth import inbox_prefix
 from opolyx_service.runtime import ServiceRuntime, run_service
 from opolyx_service.settings import ServiceSettings
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -33,14 +51,37 @@ from pydantic import BaseModel, Field
 from opolyx_bots.strategy import choose
 from opolyx_bots.styles import get_style
 
-__all__ = ["BotWorker", "BotsSettings", "decide_for_request", "document", "main", "serve"]
+__all__ = [
+    "BotWorker",
+    "BotsSettings",
+    "decide_for_request",
+    "decisions_stream",
+    "document",
+    "main",
+    "serve",
+]
 
 log = get_logger("opolyx.bots")
 
 
 class BotsSection(BaseModel):
-    command_timeout_seconds: float = Field(default=5.0, gt=0)
-    """How long the worker waits for the table to answer the command it sent."""
+    command_timeout_seconds: float = Field(default=1.5, gt=0)
+    """How long the worker waits for the table to answer the command it sent; below
+    `ack_wait_seconds`, so a slow answer does not also get the request redelivered."""
+    ack_wait_seconds: float = Field(default=2.0, gt=0)
+    """How long a pulled request stays with a worker that has not acked it (hung, killed)
+    before the server gives it to another worker."""
+    pull_timeout_seconds: float = Field(default=1.0, gt=0)
+    """How long one pull waits for a request; a worker that stops pulling (SIGSTOP) is
+    offered nothing once its last pull has expired."""
+    max_deliver: int = Field(default=4, ge=1)
+    """Deliveries of one request; after that the table's re-ask sends a new one."""
+    retry_delay_seconds: float = Field(default=0.2, ge=0)
+    """Delay before a request whose command went unanswered is delivered again."""
+    queue_max_age_seconds: float = Field(default=60.0, gt=0)
+    """A request older than this is dropped from the queue (its table has asked again)."""
+    queue_max_messages: int = Field(default=100_000, gt=0)
+    """The queue's bound when no worker is running (oldest dropped first)."""
 
 
 class BotsSettings(ServiceSettings):
@@ -58,6 +99,20 @@ def decide_for_request(request: DecisionRequest, rng: random.Random) -> Command 
     persona = bot_persona(request.player_id)
     style = get_style(persona.style if persona else None)
     return choose(state, request.seat, legal, style, rng)
+
+
+def decisions_stream(section: BotsSection) -> JStream:
+    """The work queue of decision requests: each kept until one worker acks it, bounded in
+    age and count (a request nobody took is superseded by the table's re-ask)."""
+    return JStream(
+        BOTS_DECISIONS_STREAM,
+        subjects=[BOTS_DECIDE],
+        retention=RetentionPolicy.WORK_QUEUE,
+        storage=StorageType.FILE,  # its consumer must outlive a NATS restart
+        max_age=section.queue_max_age_seconds,
+        max_msgs=section.queue_max_messages,
+        max_msg_size=-1,
+    )
 
 
 class BotWorker:
@@ -84,16 +139,33 @@ class BotWorker:
             "`CommandAccepted` or an error reply.",
         )
 
+        section = settings.bots
+
         @broker.subscriber(
             BOTS_DECIDE,
-            queue=BOTS_QUEUE,
+            stream=decisions_stream(section),
+            durable=BOTS_CONSUMER,
+            config=ConsumerConfig(
+                ack_policy=ConsumerAckPolicy.EXPLICIT,
+                ack_wait=section.ack_wait_seconds,
+                max_deliver=section.max_deliver,
+                deliver_policy=DeliverPolicy.ALL,
+            ),
+            pull_sub=PullSub(batch_size=1, timeout=section.pull_timeout_seconds),
+            # The role may subscribe only under its own inbox (docs/NATS_PERMISSIONS.md).
+            inbox_prefix=f"{inbox_prefix(settings.nats)}.".encode(),
+            ack_policy=AckPolicy.REJECT_ON_ERROR,
             title=BOTS_DECIDE,
-            description="A bot seat must act: exactly one worker of the queue group picks a "
-            "legal command with the seat's style and sends it to the table. A malformed "
-            "request is refused by validation and dropped; the table asks again.",
+            description="A bot seat must act: one worker pulls the request from the work "
+            f"queue `{BOTS_DECISIONS_STREAM}` (durable consumer `{BOTS_CONSUMER}`), picks a "
+            "legal command with the seat's style and sends it to the table; acked once the "
+            "table answered, redelivered when it did not. A malformed request is refused "
+            "by validation and dropped; the table asks again.",
         )
-        async def on_decide(request: DecisionRequest) -> None:
-            await self.handle(request)
+        async def on_decide(request: DecisionRequest, message: NatsMessage) -> None:
+            outcome = await self.handle(request)
+            if outcome == "unanswered":
+                await message.nack(delay=section.retry_delay_seconds)
 
     async def handle(self, request: DecisionRequest) -> str:
         """Decide and send; returns the outcome (for metrics and tests). Never raises."""
