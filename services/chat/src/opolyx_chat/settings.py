@@ -35,6 +35,8 @@ class ChatSection(BaseModel):
     """Messages older than this leave the history."""
     report_context: int = Field(default=10, ge=0, le=MAX_HISTORY)
     """Messages before a reported one stored with the report."""
+    max_in_flight: int = Field(default=512, ge=1, le=100_000)
+    """Requests answered at once by one instance; more are refused with service/busy."""
     operator: OperatorSection = Field(default_factory=OperatorSection)
 
 
