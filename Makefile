@@ -83,6 +83,7 @@ bench: sync
 	$(RUN) python bench/gateway.py
 	$(RUN) python -m opolyx_table.bench
 	$(RUN) python -m opolyx_progression.bench
+	$(RUN) python -m opolyx_chat.bench
 	$(RUN) python bench/messaging.py
 
 # Generated from the services' typed handlers and declared subjects (not committed).

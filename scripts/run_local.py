@@ -185,6 +185,14 @@ class Launcher:
             "OPOLYX_PROGRESSION__OPERATOR__TOKEN": token.read_text().strip(),
         }
 
+    def chat_env(self) -> dict[str, str]:
+        """Chat's reports endpoint for operators takes the token written here on the first run."""
+        token = self.data_dir / "chat-operator-token"
+        if not token.exists():
+            token.write_text(secrets.token_urlsafe(32))
+            token.chmod(0o600)
+        return {"OPOLYX_CHAT__OPERATOR__TOKEN": token.read_text().strip()}
+
     def run(self) -> str:
         auth = write_nats_auth(self.data_dir / "nats-auth")
         nats_url = self.start_nats(auth)
@@ -200,6 +208,8 @@ class Launcher:
             env = {**common, **auth.env_for(name), "OPOLYX_HTTP__PORT": str(health)}
             if name == "progression":
                 env.update(self.progression_env())
+            if name == "chat":
+                env.update(self.chat_env())
             proc = self.spawn(name, [str(exe), *args], env)
             self.wait_ready(name, proc, health, "/readyz")
             log(f"{name} ready")
