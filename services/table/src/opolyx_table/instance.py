@@ -22,7 +22,7 @@ from prometheus_client import CollectorRegistry
 from opolyx_table.announce import Announcer
 from opolyx_table.creation import Creation
 from opolyx_table.handlers import Handlers
-from opolyx_table.jobs import Jobs, Resume
+from opolyx_table.jobs import BotReask, Jobs, Resume
 from opolyx_table.leases import LeaseKeeper
 from opolyx_table.outbox import Outbox
 from opolyx_table.partitions import TABLE_QUEUE, Partitions
@@ -122,4 +122,6 @@ class TableInstance:
         table = self.partitions.tables.get(table_id)
         if table is None:
             return
+        if isinstance(job, BotReask) and job.version != table.version:
+            return  # answered long ago (the usual case): not worth a job
         self.jobs.enqueue(table, job)  # type: ignore[arg-type]
