@@ -58,9 +58,7 @@ def connect_attempts(registry: CollectorRegistry) -> Counter:
     return found
 
 
-_HANDLER_ERRORS: weakref.WeakKeyDictionary[CollectorRegistry, Counter] = (
-    weakref.WeakKeyDictionary()
-)
+_HANDLER_ERRORS: weakref.WeakKeyDictionary[CollectorRegistry, Counter] = weakref.WeakKeyDictionary()
 
 
 def handler_errors(registry: CollectorRegistry) -> Counter:
