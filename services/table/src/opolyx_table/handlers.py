@@ -82,12 +82,10 @@ class Handlers:
         self.spawn(self.creation.route(msg))
 
     async def _command(self, msg: Msg, table_id: str) -> None:
-        # Commands queued on tables, plus messages still waiting in the subscriptions: past
-        # the bound, answering at once is the cheapest way to keep up. (The backlog costs a
-        # look at every subscription: only counted once the queues are half full.)
-        limit = self.config.max_in_flight
-        in_flight = self.jobs.in_flight
-        if in_flight >= limit // 2 and in_flight + self.partitions.backlog() >= limit:
+        # Commands queued on tables, plus messages still waiting in the subscriptions (when
+        # the loop is starved, they pile up there, not on the tables): past the bound,
+        # answering at once is the cheapest way to keep up.
+        if self.jobs.in_flight + self.partitions.backlog() >= self.config.max_in_flight:
             self.jobs.m_commands.labels("busy").inc()
             await self.jobs.reply(msg, BUSY_REPLY)
             return
