@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from opolyx_bots.worker import BotsSettings
+from opolyx_chat.settings import ChatSettings
 from opolyx_gateway.settings import GatewaySettings
 from opolyx_lobby.settings import LobbySettings
 from opolyx_progression.settings import ProgressionSettings
@@ -30,6 +31,7 @@ SETTINGS: dict[str, type[ServiceSettings]] = {
     "table": TableSettings,
     "lobby": LobbySettings,
     "bots": BotsSettings,
+    "chat": ChatSettings,
     "progression": ProgressionSettings,
     "gateway": GatewaySettings,
 }
@@ -39,6 +41,7 @@ CHART_MANAGED: dict[str, set[str]] = {
     "gateway": {"signing_keys", "active_key_id", "static_dir"},
     "progression": {"database_url", "data_dir", "operator", "fault_stop_at"},
     "lobby": {"fault_stop_at"},
+    "chat": {"operator"},
 }
 """Fields the chart sets from its own values or Secrets, or that only tests use."""
 

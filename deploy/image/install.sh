@@ -12,7 +12,7 @@
 set -eu
 
 SERVICES="--package opolyx-table --package opolyx-lobby --package opolyx-bots \
---package opolyx-progression --package opolyx-gateway"
+--package opolyx-chat --package opolyx-progression --package opolyx-gateway"
 SYNC="uv sync --frozen --no-dev --compile-bytecode --python ${PYTHON:-python3}"
 
 case "${1:-}" in

@@ -7,6 +7,7 @@ example), `render_chart` (any values), `production_with` (the example with an ov
 from __future__ import annotations
 
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,6 +28,23 @@ NAMESPACE = "games"
 
 COMPONENTS = ("table", "lobby", "bots", "chat", "progression", "gateway")
 """Every service the chart deploys (the architecture's list)."""
+
+
+def services_in_repository() -> list[str]:
+    """The services the repository holds (`services/<name>/pyproject.toml` under version
+    control): a service still being written in a working copy is not deployed yet."""
+    listed = subprocess.run(
+        ["git", "ls-files", "services/*/pyproject.toml"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode == 0 and listed.stdout.strip():
+        paths = [REPO / line for line in listed.stdout.split()]
+    else:  # not a git checkout (an exported tree): every service directory counts
+        paths = sorted((REPO / "services").glob("*/pyproject.toml"))
+    return sorted(path.parent.name for path in paths)
 
 
 def production_values() -> dict[str, Any]:

@@ -57,8 +57,7 @@ def test_each_service_has_one_deployment(
     default_render: Rendered, production_render: Rendered
 ) -> None:
     assert set(production_render.deployments()) == set(COMPONENTS)
-    # chat is off by default (its service does not exist yet): everything else runs.
-    assert set(default_render.deployments()) == set(COMPONENTS) - {"chat"}
+    assert set(default_render.deployments()) == set(COMPONENTS)
 
 
 def _container(deployment: dict[str, Any]) -> dict[str, Any]:
@@ -213,7 +212,7 @@ def test_services_that_must_keep_a_replica_have_disruption_budgets(
 
     assert budgets(production_render) == set(COMPONENTS)
     # SQLite progression runs one pod whose data dies with it: no budget to block a drain.
-    assert budgets(default_render) == set(COMPONENTS) - {"chat", "progression"}
+    assert budgets(default_render) == set(COMPONENTS) - {"progression"}
 
 
 def test_each_service_connects_to_nats_as_its_own_role(production_render: Rendered) -> None:
@@ -252,6 +251,10 @@ def test_secrets_reach_pods_only_as_secret_references(production_render: Rendere
     progression = production_render.environment("progression")
     assert progression["OPOLYX_PROGRESSION__DATABASE_URL"] == {
         "secretKeyRef": {"name": "opolyx-progression-db", "key": "dsn"}
+    }
+    chat = production_render.environment("chat")
+    assert chat["OPOLYX_CHAT__OPERATOR__TOKEN"] == {
+        "secretKeyRef": {"name": "opolyx-chat-operator", "key": "token"}
     }
     assert not production_render.of_kind("Secret")  # every secret is an existing one
     for config_map in production_render.of_kind("ConfigMap"):

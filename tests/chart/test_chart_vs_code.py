@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from opolyx_chat.settings import ChatSettings
 from opolyx_gateway.app import create_app
 from opolyx_gateway.settings import GatewaySettings
 from opolyx_progression.settings import ProgressionSettings
@@ -32,7 +33,7 @@ from opolyx_testing.postgres import PostgresServer
 from prometheus_client import CollectorRegistry
 from pydantic import BaseModel
 
-from .conftest import REPO, Rendered
+from .conftest import REPO, Rendered, services_in_repository
 
 
 def _load_schema_generator() -> types.ModuleType:
@@ -53,7 +54,7 @@ SERVICES_DIR = REPO / "services"
 
 
 def existing_services() -> list[str]:
-    return sorted(p.name for p in SERVICES_DIR.iterdir() if (p / "pyproject.toml").exists())
+    return services_in_repository()
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:
@@ -192,7 +193,7 @@ def _resolved_environment(
             env[name] = '{"k2": "second-key-0123456789abcdef", "k1": "first-key-0123456789abcdef"}'
         elif name == "OPOLYX_PROGRESSION__DATABASE_URL":
             env[name] = postgres.async_url
-        elif name == "OPOLYX_PROGRESSION__OPERATOR__TOKEN":
+        elif name.endswith("__OPERATOR__TOKEN"):
             env[name] = "operator-token-for-the-test"
         else:
             raise AssertionError(f"{service}: no stand-in for {name} = {value}")
@@ -203,9 +204,9 @@ def _resolved_environment(
         env["OPOLYX_TABLE__REPLICAS"] = "1"  # one test server: replicas need a NATS cluster
     for local in ("OPOLYX_HTTP__PORT", "OPOLYX_HTTP__HOST"):
         del env[local]  # ServiceProcess gives each a free loopback port
-    if "OPOLYX_PROGRESSION__OPERATOR__PORT" in env:
-        env["OPOLYX_PROGRESSION__OPERATOR__PORT"] = str(free_port())
-        env["OPOLYX_PROGRESSION__OPERATOR__HOST"] = "127.0.0.1"
+    for name in [n for n in env if n.endswith("__OPERATOR__PORT") and env[n] != "-1"]:
+        env[name] = str(free_port())
+        env[name.replace("__PORT", "__HOST")] = "127.0.0.1"
     if "OPOLYX_PROGRESSION__DATA_DIR" in env:
         env["OPOLYX_PROGRESSION__DATA_DIR"] = str(tmp_path / "progression-data")
     # The OTLP exporter is in the image only (the `image` dependency group), not in the
@@ -236,6 +237,9 @@ def test_the_settings_models_accept_the_rendered_values(
             assert settings.gateway.active_key_id == "k2"
         if isinstance(settings, ProgressionSettings):
             assert settings.progression.farming.min_games == 3
+        if isinstance(settings, ChatSettings):
+            assert settings.chat.blocked_words == ["spam-link.example"]
+            assert settings.chat.operator.port > 0  # on: the chart gives it a port
 
 
 async def test_services_started_with_the_rendered_configuration_serve_their_probes(
@@ -256,7 +260,10 @@ async def test_services_started_with_the_rendered_configuration_serve_their_prob
         for service, process in started.items():
             container = _container(production_render, service)
             ready_path = container["readinessProbe"]["httpGet"]["path"]
-            await _wait_for(process, ready_path)
+            # As long as the kubelet would wait before restarting it (the startup probe's).
+            startup = container["startupProbe"]
+            budget = startup["failureThreshold"] * startup["periodSeconds"]
+            await _wait_for(process, ready_path, timeout=budget)
             for probe in ("startupProbe", "livenessProbe"):
                 status, _ = await _get(process, container[probe]["httpGet"]["path"])
                 assert status == 200, f"{service} {probe}"
@@ -282,7 +289,7 @@ def _script(command: str) -> str:
     return str(path)
 
 
-async def _wait_for(process: ServiceProcess, path: str, timeout: float = 60.0) -> None:
+async def _wait_for(process: ServiceProcess, path: str, timeout: float) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:

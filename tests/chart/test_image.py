@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import CHART, REPO
+from .conftest import CHART, REPO, services_in_repository
 
 DOCKERFILE = REPO / "Dockerfile"
 UV = REPO / ".tools" / "bin" / "uv"
@@ -155,7 +155,8 @@ def built(stages: list[Stage], tmp_path_factory: pytest.TempPathFactory) -> Path
 
 def _service_scripts() -> dict[str, str]:
     scripts: dict[str, str] = {}
-    for pyproject in sorted((REPO / "services").glob("*/pyproject.toml")):
+    for service in services_in_repository():
+        pyproject = REPO / "services" / service / "pyproject.toml"
         scripts.update(tomllib.loads(pyproject.read_text())["project"].get("scripts", {}))
     return scripts
 

@@ -132,6 +132,11 @@ OPOLYX_TABLE__<KEY>=value per key, nested maps as deeper "__" levels, lists and 
 {{- end }}
 {{- end -}}
 
+{{/* True when the service's operator endpoint is on (progression's flags, chat's reports). */}}
+{{- define "opolyx.operatorEnabled" -}}
+{{- with (index .root.Values .component).operator }}{{ if .enabled }}true{{ end }}{{ end -}}
+{{- end -}}
+
 {{/* The Secret holding a role's NATS credentials. */}}
 {{- define "opolyx.natsSecret" -}}
 {{- $auth := .root.Values.nats.auth -}}
@@ -166,8 +171,9 @@ secretKeyRef variables from the Deployment instead.
 {{- end -}}
 {{- if eq $name "progression" -}}
 {{- if include "opolyx.sqliteFallback" $root }}{{ $_ := set $settings "data_dir" "/data" }}{{ end -}}
-{{- $operator := dict "host" "0.0.0.0" "port" (ternary 8082 -1 $root.Values.progression.operator.enabled) -}}
-{{- $_ := set $settings "operator" (mergeOverwrite $operator (default dict $settings.operator)) -}}
+{{- end -}}
+{{- with (index $root.Values $name).operator -}}
+{{- $_ := set $settings "operator" (dict "host" "0.0.0.0" "port" (ternary 8082 -1 .enabled)) -}}
 {{- end -}}
 OPOLYX_HTTP__HOST: "0.0.0.0"
 OPOLYX_HTTP__PORT: {{ $c.port.number | quote }}
