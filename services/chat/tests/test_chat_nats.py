@@ -364,3 +364,24 @@ async def test_a_waiting_room_made_by_the_real_lobby_is_a_channel(
         )
     finally:
         await lobby.stop()
+
+
+async def test_past_its_bound_of_requests_in_flight_chat_says_busy_and_goes_on(
+    chat_factory: ChatFactory, admin: Client, gateway: Client
+) -> None:
+    app = await chat_factory(max_in_flight=1, rate_count=1000)
+    await put_room(admin, app, room_record())
+    # Sent together, the requests arrive in one read: the second is taken while the first
+    # still waits for its JetStream ack.
+    replies = await asyncio.gather(
+        *(
+            gateway.request(chat_post(TABLE), encode(post("alice", f"burst {i}")), timeout=5)
+            for i in range(50)
+        )
+    )
+    outcomes = [json.loads(r.data) for r in replies]
+    busy = [o for o in outcomes if not o["ok"]]
+    assert busy and all(o["error"]["code"] == "service/busy" for o in busy)
+    stored = await texts(gateway, TABLE, "bob")
+    assert len(stored) == 50 - len(busy) >= 1
+    await say(gateway, TABLE, "bob", "after the burst")
