@@ -228,9 +228,9 @@ async def main_async(args: argparse.Namespace) -> None:
                 await follow.flush()
                 await raw_in.flush()
                 counter = [0]
-                # Warm-up (not counted): every table's first post, and the room watch.
+                # Warm-up (not counted): the first seconds of posting were seen to be slow.
                 await asyncio.sleep(1.0)
-                await run_phase("chat", gateway, seated, args.rate, 1.0, Phase(), counter)
+                await run_phase("chat", gateway, seated, args.rate, args.warmup, Phase(), counter)
                 results: dict[str, list[Phase]] = {"raw": [], "chat": []}
                 nats_pid = server._process.pid if server._process is not None else None
                 cpu_before = cpu_seconds(process.pid)
@@ -262,6 +262,9 @@ async def main_async(args: argparse.Namespace) -> None:
         f" {args.rate:g} message/s each = {speakers * args.rate:g} posts/s;"
         f" {args.rounds} rounds of {args.seconds:g} s per side, interleaved raw chat raw chat"
     )
+    for kind in ("raw", "chat"):
+        rounds = [percentile([x * 1000 for x in p.latencies], 0.99) for p in results[kind]]
+        print(f"  {kind:<5} p99 per round: " + ", ".join(f"{v:.1f} ms" for v in rounds))
     raw = summary("raw", results["raw"])
     chat = summary("chat", results["chat"])
     print(
@@ -290,6 +293,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1.0, help="messages per member per second")
     parser.add_argument("--seconds", type=float, default=5.0, help="length of one phase")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds of chat, not counted")
     asyncio.run(main_async(parser.parse_args()))
 
 
