@@ -39,6 +39,11 @@ async def test_without_nats_it_serves_not_ready_and_stops_on_a_signal(sig: signa
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
             assert (await wait_http(client, "/livez")).status_code == 200
             ready = await client.get("/readyz")
+            deadline = time.monotonic() + 20
+            while not ready.json()["checks"].get("started"):  # serving is a moment behind HTTP
+                assert time.monotonic() < deadline, ready.json()
+                await asyncio.sleep(0.05)
+                ready = await client.get("/readyz")
             assert ready.status_code == 503
             assert ready.json() == {
                 "ready": False,

@@ -42,4 +42,5 @@ async def keep_long_lived_objects_frozen(freeze_seconds: float, reclaim_seconds:
                 collected=collected,
                 ms=round(1000 * (time.perf_counter() - started), 1),
             )
+        gc.collect(1)  # young garbage (a handshake's, say) goes first, rather than frozen
         gc.freeze()

@@ -23,6 +23,7 @@ import nats.errors
 from nats.aio.client import Client as NatsClient
 from opentelemetry import trace
 from opolyx_contracts import subjects
+from opolyx_contracts.chat import ChatPost
 from opolyx_contracts.envelope import CONTRACT_VERSION
 from opolyx_contracts.envelope import ErrorReply as UpstreamError
 from opolyx_contracts.errors import BUSY, NOT_OWNER, UNAVAILABLE
@@ -185,9 +186,10 @@ class Upstream:
         return LobbyResult.of(reply)
 
     async def chat_post(self, room: str, player_id: str, name: str, text: str) -> dict[str, Any]:
-        body = {"v": CONTRACT_VERSION, "player_id": player_id, "name": name, "text": text}
+        """A `ChatPost` as the token's player; the chat service's reply without its envelope."""
+        body = ChatPost(player_id=player_id, name=name, text=text).model_dump_json()
         data = await self._request(
-            subjects.chat_post(room), json.dumps(body).encode(), "chat service", self.timeout
+            subjects.chat_post(room), body.encode(), "chat service", self.timeout
         )
         return _reply_dict(data, "chat service")
 
