@@ -9,6 +9,8 @@ body and the AsyncAPI document (`asyncapi.py`) shows its schema. Every broker ma
 - answers a request whose handler raised with the contract's error reply: a coded error
   (`ContractError`, a rules error) keeps its code, an invalid body is `request/invalid`,
   anything else is logged and answered `internal/error` (`errors.error_reply_for`);
+- drops a request whose reply subject is not an inbox (`_INBOX.`), logged and counted,
+  so no requester can make a handler publish elsewhere with its rights (`replies.py`);
 - logs through structlog (FastStream's own logger would not propagate).
 
 FastStream costs about 4x plain nats-py per request (STACK.md); a measured hot path may use
@@ -35,6 +37,7 @@ from opolyx_service.errors import error_body
 from opolyx_service.logs import get_logger
 from opolyx_service.metrics import connect_attempts, handler_errors
 from opolyx_service.nats_auth import CLIENT_AUTH_OPTIONS, broker_options
+from opolyx_service.replies import inbox_replies_only
 from opolyx_service.settings import ServiceSettings
 
 __all__ = ["ServiceBroker", "coded_error_replies", "create_broker", "start_broker"]
@@ -109,6 +112,8 @@ def create_broker(
         registry=registry,
         name=f"{settings.service_name}-{settings.resolved_instance_id()}",
         middlewares=(
+            # A reply subject outside `_INBOX.` is refused before anything else (replies.py).
+            inbox_replies_only(registry),
             coded_error_replies(settings.service_name, registry),
             # Spans cost about 30-40 us a message even with nothing exporting them (STACK.md):
             # no tracing middleware unless this service exports traces.

@@ -2,9 +2,10 @@
 
 - the database is migrated (Alembic) before anything else, SQLite or PostgreSQL;
 - `opolyx.progression.<query>` (queue group ``progression``): request-reply, answered only
-  to reply subjects under ``_INBOX.`` (permissions.py: a responder must not be made to
-  publish elsewhere). Plain nats-py rather than FastStream handlers: one dispatcher bounds
-  the body size and checks the reply subject for every query; counted with
+  to reply subjects under ``_INBOX.`` (``opolyx_service.replies.safe_reply_subject``: a
+  responder must not be made to publish elsewhere). Plain nats-py rather than FastStream
+  handlers: one dispatcher bounds the body size and checks the reply subject for every
+  query (a request replying elsewhere is dropped unhandled); counted with
   `runtime.metrics.handled` and documented by `asyncapi.py`;
 - a durable pull consumer on GAMES credits finished games (``games.py``);
 - an operator HTTP endpoint lists alt-farming flags (``operator.py``).
@@ -21,6 +22,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opolyx_service.logs import get_logger
 from opolyx_service.metrics import ServiceMetrics
+from opolyx_service.replies import REPLY_NOT_INBOX, safe_reply_subject
 from opolyx_service.runtime import ServiceRuntime, run_service
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -38,7 +40,6 @@ __all__ = ["QUEUE", "ProgressionApp", "main", "serve"]
 log = get_logger("opolyx.progression")
 
 QUEUE = "progression"
-REPLY_PREFIX = "_INBOX."
 
 
 class ProgressionApp:
@@ -80,9 +81,13 @@ class ProgressionApp:
 
         async def on_request(msg: Msg) -> None:
             began = time.perf_counter()
-            reply, outcome = await queries.answer(msg.subject, msg.data)
-            if msg.reply and msg.reply.startswith(REPLY_PREFIX):
-                await msg.respond(reply)
+            reply_to = safe_reply_subject(msg)
+            if msg.reply and reply_to is None:  # dropped unhandled, as the skeleton's handlers
+                outcome = REPLY_NOT_INBOX
+            else:
+                reply, outcome = await queries.answer(msg.subject, msg.data)
+                if reply_to is not None:
+                    await nc.publish(reply_to, reply)
             if self.metrics is not None:
                 self.metrics.handled(msg.subject, outcome, time.perf_counter() - began)
 
