@@ -4,6 +4,11 @@ A service that starts while NATS is unreachable waits in `wait_until_reachable`:
 probe connection per attempt, exponential backoff with jitter up to
 `NatsSettings.connect_backoff_max`, one log line per attempt. The wait is an ordinary await,
 so a shutdown signal cancels it at once (see `runtime.run_service`).
+
+Refused credentials are not "not yet": retrying cannot fix them, and a service retrying
+forever looks alive while it never serves. An authorization violation at connect is logged
+once (naming the user, never the password) and raised as `NatsAuthorizationFailed`; the
+runtime exits non-zero on it (`runtime.ServiceRuntime.run`).
 """
 
 from __future__ import annotations
@@ -15,16 +20,18 @@ from typing import Any
 
 import nats
 from nats.aio.client import Client
+from nats.errors import AuthorizationError
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, BucketNotFoundError, NotFoundError
 from nats.js.kv import KeyValue
 
 from opolyx_service.logs import get_logger
-from opolyx_service.nats_auth import connect_options, redacted_servers
+from opolyx_service.nats_auth import connect_options, nats_user, redacted_servers
 from opolyx_service.settings import NatsSettings
 
 __all__ = [
+    "NatsAuthorizationFailed",
     "connect_nats",
     "ensure_kv",
     "ensure_stream",
@@ -33,6 +40,21 @@ __all__ = [
 ]
 
 log = get_logger("opolyx_service.nats")
+
+
+class NatsAuthorizationFailed(Exception):
+    """The server refused this service's credentials: fatal, not retried."""
+
+    def __init__(self, user: str | None, servers: list[str]) -> None:
+        super().__init__(f"NATS refused the credentials of user {user!r} at {servers}")
+        self.user = user
+        self.servers = servers
+
+
+def is_authorization_failure(exc: BaseException) -> bool:
+    """nats-py raises the server's `-ERR 'Authorization Violation'` at connect as a plain
+    `nats.errors.Error`; `AuthorizationError` where it does recognise it."""
+    return isinstance(exc, AuthorizationError) or "authorization violation" in str(exc).lower()
 
 
 def nats_connect_options(settings: NatsSettings) -> dict[str, Any]:
@@ -54,7 +76,8 @@ async def wait_until_reachable(
     on_attempt: Callable[[bool], None] | None = None,
     **options: Any,
 ) -> None:
-    """Return once NATS accepts a connection with these settings; retry with backoff forever.
+    """Return once NATS accepts a connection with these settings; retry with backoff forever
+    while it is unreachable. Refused credentials raise `NatsAuthorizationFailed` at once.
 
     `on_attempt(ok)` is told every attempt's outcome (metrics). Cancel the awaiting task to
     give up (a shutdown signal does).
@@ -73,9 +96,18 @@ async def wait_until_reachable(
         }
         try:
             probe = await nats.connect(name=f"{name}-probe", error_cb=_quiet, **probe_options)
-        except Exception as exc:  # every failure means "not yet": refused, timeout, auth
+        except Exception as exc:  # every other failure means "not yet": refused, timeout
             if on_attempt is not None:
                 on_attempt(False)
+            if is_authorization_failure(exc):
+                user, servers = nats_user(settings), redacted_servers(settings)
+                log.error(
+                    "nats_authorization_failed",
+                    user=user,
+                    servers=servers,  # never a password in a log
+                    hint="check OPOLYX_NATS__USER and the password (or creds) of this role",
+                )
+                raise NatsAuthorizationFailed(user, servers) from None
             wait = delay * random.uniform(0.8, 1.2)  # jitter: replicas do not retry in step
             log.warning(
                 "nats_unreachable",

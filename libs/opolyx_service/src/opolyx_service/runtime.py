@@ -14,7 +14,8 @@ What the runtime guarantees, for every service alike:
   includes a `started` check that passes only once `serve` reached `wait_for_shutdown`,
   plus a `nats` check for each connection made through the runtime.
 - NATS unreachable at start: retried with backoff (`connection.wait_until_reachable`), not
-  ready meanwhile, and a signal still stops the process at once.
+  ready meanwhile, and a signal still stops the process at once. Credentials refused
+  (authorization violation): one `nats_authorization_failed` error naming the user, exit 1.
 - SIGTERM/SIGINT: readiness turns false (`"draining": true`) at once; if `serve` was still
   starting it is cancelled; then the shutdown hooks run last-registered first, each within
   `shutdown_grace` seconds; the process exits 0. An exception out of `serve` exits 1.
@@ -34,7 +35,7 @@ from nats.aio.client import Client
 from prometheus_client import CollectorRegistry
 
 from opolyx_service.broker import create_broker, start_broker
-from opolyx_service.connection import connect_nats, wait_until_reachable
+from opolyx_service.connection import NatsAuthorizationFailed, connect_nats, wait_until_reachable
 from opolyx_service.health import HealthServer, Readiness, ReadinessCheck
 from opolyx_service.logs import configure_logging, get_logger
 from opolyx_service.metrics import ServiceMetrics
@@ -163,6 +164,8 @@ class ServiceRuntime:
                     raise
             except TimeoutError:
                 log.warning("serve_did_not_return_in_time", grace=self.settings.shutdown_grace)
+            except NatsAuthorizationFailed:
+                return 1  # logged once where it was found (`nats_authorization_failed`)
             except Exception:
                 log.exception("service_failed")
                 return 1
