@@ -13,7 +13,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.lobby import LobbyCommand, LobbyEvent, lobby_member_events
-from opolyx_contracts.progression import BoostsReply
+from opolyx_contracts.progression import BoostsReply, BoostsRequest
 from opolyx_contracts.subjects import (
     GAME_FINISHED,
     GAME_SEAT_OUT,
@@ -364,9 +364,12 @@ async def test_start_asks_progression_for_boosts(lobby_factory: LobbyFactory, nc
     seen: list[dict[str, Any]] = []
     await fake_table_service(nc, seen)
 
+    asked: list[BoostsRequest] = []
+
     async def on_boosts(msg: Msg) -> None:
-        players = json.loads(msg.data)["players"]
-        await msg.respond(encode(BoostsReply(boosts={p: {39: 33} for p in players})))
+        asked.append(request := BoostsRequest.model_validate_json(msg.data))
+        boosts = {p: {39: 33} for p in request.players}
+        await msg.respond(encode(BoostsReply(boosts=boosts)))
 
     await nc.subscribe("opolyx.progression.boosts", cb=on_boosts)
     await nc.flush()
@@ -374,6 +377,29 @@ async def test_start_asks_progression_for_boosts(lobby_factory: LobbyFactory, nc
     await lobby_cmd(nc, type="add_bot", player_id="alice", room_id=room_id)
     assert (await lobby_cmd(nc, type="start", player_id="alice", room_id=room_id))["ok"]
     assert [s["boosts"] for s in seen[0]["seats"]] == [{"39": 33}, {}]
+    # progression learns which game the humans are in: the table the start created
+    assert [(a.players, a.table_id) for a in asked] == [(["alice"], seen[0]["table_id"])]
+
+
+async def test_a_command_replying_outside_the_inbox_is_dropped_not_answered(
+    lobby_factory: LobbyFactory, nc: Client
+) -> None:
+    await lobby_factory()
+    published: list[Msg] = []
+
+    async def collect(msg: Msg) -> None:
+        published.append(msg)
+
+    await nc.subscribe(GAME_FINISHED, cb=collect)
+    await nc.flush()
+    forged = LobbyCommand(type="create", player_id="alice", name="Alice", mode="classic", seats=2)
+    await nc.publish(LOBBY_CMD, encode(forged), reply=GAME_FINISHED)
+    # Answered in order on one subscription: once "mine" is answered the forged one was seen.
+    mine = await lobby_cmd(nc, type="mine", player_id="alice")
+    await nc.flush()
+    await asyncio.sleep(0.1)  # a stray reply would have to cross the server once more
+    assert published == []
+    assert mine["room"] is None  # dropped unhandled: no room was created
 
 
 async def test_start_without_a_table_service_fails_cleanly_and_the_room_stays_open(

@@ -6,6 +6,7 @@ See README.md ("How to write a service") for the shape every service follows.
 from opolyx_service.asyncapi import Interface, asyncapi_document
 from opolyx_service.broker import coded_error_replies, create_broker
 from opolyx_service.connection import (
+    NatsAuthorizationFailed,
     connect_nats,
     ensure_kv,
     ensure_stream,
@@ -24,6 +25,7 @@ from opolyx_service.health import (
 )
 from opolyx_service.logs import configure_logging, get_logger
 from opolyx_service.metrics import ServiceMetrics
+from opolyx_service.replies import safe_reply_subject
 from opolyx_service.runtime import ServiceRuntime, run_service
 from opolyx_service.settings import (
     HttpSettings,
@@ -43,6 +45,7 @@ __all__ = [
     "HttpSettings",
     "Interface",
     "LogSettings",
+    "NatsAuthorizationFailed",
     "NatsSettings",
     "Readiness",
     "ReadinessReport",
@@ -66,5 +69,6 @@ __all__ = [
     "nats_connect_options",
     "readiness_response",
     "run_service",
+    "safe_reply_subject",
     "wait_until_reachable",
 ]
