@@ -12,6 +12,7 @@ from typing import TypeVar
 import httpx
 import pytest
 from nats.aio.client import Client
+from nats.aio.msg import Msg
 from opolyx_contracts import progression as contract
 from opolyx_contracts.envelope import ErrorReply, Message, decode, encode
 from opolyx_contracts.errors import BAD_REQUEST, MALFORMED_JSON
@@ -29,6 +30,7 @@ from opolyx_progression.app import ProgressionApp
 from opolyx_progression.settings import ProgressionSettings
 from opolyx_service.connection import ensure_stream
 from opolyx_service.metrics import ServiceMetrics
+from opolyx_service.replies import REPLY_NOT_INBOX
 from opolyx_testing.nats_server import NatsServer
 from progression_builders import EventLog, finished, seat, two_player_game
 from prometheus_client import CollectorRegistry
@@ -292,3 +294,35 @@ async def test_the_operator_endpoint_needs_the_token_and_shows_the_flags(
     ]
     third = await wait_credited(gateway, "main", "f3")
     assert third.reason == "flagged" and third.xp == 0
+
+
+async def test_a_query_replying_outside_the_inbox_is_dropped_not_answered(
+    app: ProgressionApp, nats_server: NatsServer, admin: Client
+) -> None:
+    published: list[bytes] = []
+
+    async def collect(msg: Msg) -> None:
+        published.append(msg.data)
+
+    await admin.subscribe(GAME_FINISHED, cb=collect)
+    await admin.flush()
+    lobby = await nats_server.connect("lobby")
+    try:
+        forged = contract.BoostsRequest(players=["ann"], table_id="g9")
+        await lobby.publish(contract.BOOSTS, encode(forged), reply=GAME_FINISHED)
+        # One subscription answers in order: once this is answered the forged one was seen.
+        normal = contract.BoostsRequest(players=["ben"])
+        await ask(lobby, contract.BOOSTS, normal, contract.BoostsReply)
+    finally:
+        await lobby.drain()
+    await admin.flush()
+    await asyncio.sleep(0.1)  # a stray reply would have to cross the server once more
+    assert published == []
+    assert app.metrics is not None
+    outcomes = {
+        sample.labels["outcome"]: sample.value
+        for metric in app.metrics.handled_total.collect()
+        for sample in metric.samples
+        if sample.name == "opolyx_handled_total" and sample.labels["subject"] == contract.BOOSTS
+    }
+    assert outcomes == {REPLY_NOT_INBOX: 1.0, "ok": 1.0}
