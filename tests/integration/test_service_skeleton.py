@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from opolyx_testing import ServiceProcess, free_port, script_path
@@ -35,7 +36,7 @@ async def failed_attempts(process: ServiceProcess) -> float:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 @pytest.mark.parametrize("service", SERVICES)
 async def test_a_service_without_nats_retries_is_not_ready_and_stops_on_a_signal(
-    service: str, sig: signal.Signals, service_processes: ServiceProcesses
+    service: str, sig: signal.Signals, service_processes: ServiceProcesses, tmp_path: Path
 ) -> None:
     unreachable = f"nats://127.0.0.1:{free_port()}"  # nothing listens there
     process = service_processes.start(
@@ -45,6 +46,8 @@ async def test_a_service_without_nats_retries_is_not_ready_and_stops_on_a_signal
             "OPOLYX_NATS__CONNECT_BACKOFF_INITIAL": "0.05",
             "OPOLYX_NATS__CONNECT_BACKOFF_MAX": "0.2",
             "OPOLYX_SHUTDOWN_GRACE": str(GRACE),
+            # Progression opens its SQLite file before NATS: keep it out of the checkout.
+            "OPOLYX_PROGRESSION__DATA_DIR": str(tmp_path),
         },
         name=service,
     )
