@@ -620,3 +620,40 @@ async def test_a_table_whose_stored_events_do_not_parse_is_quarantined_alone(
     assert ok["ok"], ok
     metrics = generate_latest(second.registry).decode()
     assert "table_quarantined_total 1.0" in metrics
+
+
+async def test_a_command_naming_a_non_inbox_reply_subject_gets_no_reply_published_there(
+    start_table: StartTable, client: TableClient, client_nc: Client
+) -> None:
+    # A request may name any subject as its reply; the table must not publish its answer
+    # there with its own rights (e.g. onto opolyx.game.finished, which the lobby trusts).
+    await start_table()
+    created = await client.create("classic", _humans(2), seed=33)
+    view = await _current(client, created.table_id)
+    seat = view["state"]["pending"]["seat"]
+    forged_target = "opolyx.game.finished"
+    published: list[Msg] = []
+
+    async def collect(msg: Msg) -> None:
+        published.append(msg)
+
+    await client_nc.subscribe(forged_target, cb=collect)
+    await client_nc.flush()
+    body = TableCommand(
+        command_id="forged-reply",
+        player_id=f"p{seat}",
+        command=game.parse_command({"type": "roll"}),
+    )
+    await client_nc.publish(
+        table_command(created.table_id), body.model_dump_json().encode(), reply=forged_target
+    )
+    # The same command id asked normally afterwards is answered: the forged one was handled
+    # first (one connection, one subscription, in order) and its reply went nowhere.
+    answer = await client.command(created.table_id, f"p{seat}", {"type": "roll"}, "forged-reply")
+    await client_nc.flush()
+    assert answer["ok"], answer
+    assert published == []
+    create_reply = await client_nc.request(
+        TABLE_CREATE, b"not json", timeout=3
+    )  # the creation subject still answers inboxes
+    assert json.loads(create_reply.data)["ok"] is False

@@ -20,6 +20,7 @@ from nats.aio.subscription import Subscription
 from opolyx_contracts.envelope import encode, error_reply
 from opolyx_contracts.errors import BUSY
 from opolyx_service.logs import get_logger
+from opolyx_service.replies import safe_reply_subject
 from opolyx_service.runtime import ServiceRuntime, run_service
 
 from opolyx_chat.directory import RoomDirectory
@@ -33,7 +34,6 @@ __all__ = ["QUEUE", "ChatApp", "main", "serve"]
 log = get_logger("opolyx.chat")
 
 QUEUE = "chat"
-REPLY_PREFIX = "_INBOX."
 BUSY_REPLY = encode(error_reply(BUSY, "chat is at its limit of requests in flight; retry"))
 
 
@@ -63,7 +63,7 @@ class ChatApp:
         async def answer(msg: Msg) -> None:
             try:
                 reply = await chat.answer(msg.subject, msg.data)
-                if msg.reply and msg.reply.startswith(REPLY_PREFIX):
+                if safe_reply_subject(msg) is not None:
                     await msg.respond(reply)
             finally:
                 self._in_flight -= 1
@@ -74,7 +74,7 @@ class ChatApp:
             # (p99 1.6 s at 600 posts/s in `bench.py`). Each request gets its own task, up
             # to a bound; past it the request is refused at once (service/busy).
             if self._in_flight >= self.section.max_in_flight:
-                if msg.reply and msg.reply.startswith(REPLY_PREFIX):
+                if safe_reply_subject(msg) is not None:
                     await msg.respond(BUSY_REPLY)
                 return
             self._in_flight += 1

@@ -22,6 +22,7 @@ from opolyx_contracts.subjects import table_partition, table_partition_create
 from opolyx_contracts.table import CreateTable
 from opolyx_rules import RulesError, seed_commitment
 from opolyx_service import get_logger
+from opolyx_service.replies import safe_reply_subject
 
 from opolyx_table.engine import new_game
 from opolyx_table.messages import created_event, created_reply, encode
@@ -57,9 +58,12 @@ class Creation:
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def _reply(self, msg: Msg, body: bytes) -> None:
-        if msg.reply:
+        # Only to an inbox: a request may name any subject as its reply, and the reply
+        # would go out with the table's rights (e.g. onto opolyx.game.finished).
+        reply = safe_reply_subject(msg)
+        if reply is not None:
             try:
-                await self.nc.publish(msg.reply, body)
+                await self.nc.publish(reply, body)
             except Exception as exc:
                 log.warning("reply_failed", error=repr(exc))
 

@@ -23,6 +23,7 @@ from opolyx_contracts.subjects import TABLE_COMMANDS_ANY
 from opolyx_contracts.table import CommandAccepted, TableCommand, TableEvents
 from opolyx_service import extracted_context, get_logger
 from opolyx_service.metrics import ServiceMetrics, counter, histogram
+from opolyx_service.replies import safe_reply_subject
 from prometheus_client import CollectorRegistry
 
 from opolyx_table import core
@@ -204,9 +205,12 @@ class Jobs:
             await self.after_change(table, stored, by_timeout)
 
     async def reply(self, msg: Msg, body: bytes) -> None:
-        if msg.reply:
+        # Only to an inbox: a request may name any subject as its reply, and the reply
+        # would go out with the table's rights (e.g. onto opolyx.game.finished).
+        reply = safe_reply_subject(msg)
+        if reply is not None:
             try:
-                await self.nc.publish(msg.reply, body)
+                await self.nc.publish(reply, body)
             except Exception as exc:
                 log.warning("reply_failed", error=repr(exc))
 
