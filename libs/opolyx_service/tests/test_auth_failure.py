@@ -1,6 +1,7 @@
 """A service whose NATS credentials are refused stops at once, non-zero, with one clear error
 naming the user and never the password; retrying cannot fix credentials. Real processes of
-real services (a FastStream broker: the lobby; plain nats-py: progression and the table)
+real services (FastStream brokers: the lobby, the bots; plain nats-py: progression, the table,
+chat; the gateway, which connects in the background of its HTTP app)
 against the real nats-server with the roles' authorization. (An unreachable server is still
 retried with backoff: tests/integration/test_service_skeleton.py.)"""
 
@@ -35,7 +36,15 @@ def log_events(text: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("service", "role"),
-    [("opolyx-lobby", "lobby"), ("opolyx-progression", "progression"), ("opolyx-table", "table")],
+    [
+        ("opolyx-lobby", "lobby"),
+        ("opolyx-progression", "progression"),
+        ("opolyx-table", "table"),
+        ("opolyx-bots", "bots"),
+        ("opolyx-chat", "chat"),
+        # connects in the background of its HTTP app, and must still stop
+        ("opolyx-gateway", "gateway"),
+    ],
 )
 async def test_refused_credentials_stop_the_service_with_one_error_naming_the_user(
     service: str,

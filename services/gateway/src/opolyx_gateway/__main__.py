@@ -12,6 +12,8 @@ import contextlib
 from collections.abc import Iterator
 
 import uvicorn
+from litestar import Litestar
+from opolyx_service.connection import NatsAuthorizationFailed
 from opolyx_service.runtime import ServiceRuntime, run_service
 
 from opolyx_gateway.app import create_app
@@ -27,9 +29,9 @@ class _Server(uvicorn.Server):
         yield
 
 
-def uvicorn_config(settings: GatewaySettings, runtime: ServiceRuntime | None) -> uvicorn.Config:
+def uvicorn_config(settings: GatewaySettings, app: Litestar) -> uvicorn.Config:
     return uvicorn.Config(
-        create_app(settings, runtime),
+        app,
         host=settings.http.host,
         port=settings.http.port,
         ws="websockets-sansio",
@@ -48,7 +50,8 @@ def uvicorn_config(settings: GatewaySettings, runtime: ServiceRuntime | None) ->
 
 
 async def serve(settings: GatewaySettings, runtime: ServiceRuntime) -> None:
-    server = _Server(uvicorn_config(settings, runtime))
+    app = create_app(settings, runtime)
+    server = _Server(uvicorn_config(settings, app))
     serving = asyncio.create_task(server.serve())
     freezer: asyncio.Task[None] | None = None
     try:
@@ -64,12 +67,28 @@ async def serve(settings: GatewaySettings, runtime: ServiceRuntime) -> None:
                     options.gc_freeze_seconds, options.gc_reclaim_seconds
                 )
             )
-        await runtime.wait_for_shutdown()
+        await _until_shutdown_or_refused(app, runtime)
     finally:
         if freezer is not None:
             freezer.cancel()
         server.should_exit = True
         await serving
+
+
+async def _until_shutdown_or_refused(app: Litestar, runtime: ServiceRuntime) -> None:
+    """Wait for a shutdown; raise at once if NATS refused the gateway's credentials (the
+    skeleton then exits 1, like every other service)."""
+    connecting: asyncio.Task[object] = app.state.connecting
+    shutdown = asyncio.ensure_future(runtime.wait_for_shutdown())
+    try:
+        await asyncio.wait({shutdown, connecting}, return_when=asyncio.FIRST_COMPLETED)
+        if connecting.done() and not connecting.cancelled():
+            refused = connecting.exception()
+            if isinstance(refused, NatsAuthorizationFailed):
+                raise refused
+        await shutdown
+    finally:
+        shutdown.cancel()
 
 
 def main() -> None:

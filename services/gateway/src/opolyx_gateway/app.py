@@ -276,6 +276,9 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         connecting = asyncio.create_task(connect(app))
+        # The process's `serve` watches this: refused credentials end the process (exit 1)
+        # instead of leaving a gateway that is never ready.
+        app.state.connecting = connecting
         readiness.add_check(
             "nats",
             lambda: (
