@@ -300,7 +300,9 @@ class Moved(EventModel):
 
 
 class Transfer(EventModel):
-    """``amount`` moves from ``frm`` to ``to``: a seat number, BANK or POT."""
+    """``amount`` moves from ``frm`` to ``to``: a seat number, BANK or POT; ``reason`` is one of
+    `TRANSFER_REASONS`.
+    """
 
     type: Literal["transfer"] = "transfer"
     frm: SInt

@@ -69,7 +69,7 @@ from .engine import (
     seed_commitment,
 )
 from .errors import RulesError, StateVersionError
-from .events import Event, event_from_json, event_to_json
+from .events import TRANSFER_REASONS, Event, event_from_json, event_to_json
 from .evolve import evolve
 from .jsonio import public_from_stored, public_view, state_from_json, state_to_json
 from .legal import legal_commands
@@ -113,6 +113,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SQUARES",
     "STREET_GROUPS",
+    "TRANSFER_REASONS",
     "AcceptOffer",
     "AuctionPending",
     "Bid",

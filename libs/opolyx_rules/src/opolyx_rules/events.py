@@ -50,8 +50,37 @@ class Moved(NamedTuple):
     how: MoveHow
 
 
+TRANSFER_REASONS: tuple[str, ...] = (
+    "auction",
+    "bail",
+    "bankruptcy",
+    "building",
+    "building_sale",
+    "card",
+    "creditor_out",
+    "fortune_pot",
+    "jackpot_stake",
+    "jackpot_win",
+    "lucky_eight",
+    "mortgage",
+    "new_year",
+    "purchase",
+    "rent",
+    "rent_tax",
+    "salary",
+    "start_landing",
+    "tax",
+    "trade",
+    "unlucky_four",
+    "unmortgage",
+)
+"""Every ``Transfer.reason`` the rules send (clients name and filter transfers by them; a
+test checks this list against the library's source and the transfers of played games)."""
+
+
 class Transfer(NamedTuple):
-    """``amount`` moves from ``frm`` to ``to``: a seat number, BANK or POT."""
+    """``amount`` moves from ``frm`` to ``to``: a seat number, BANK or POT; ``reason`` is one
+    of `TRANSFER_REASONS`."""
 
     frm: int
     to: int

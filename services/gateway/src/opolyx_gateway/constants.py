@@ -8,11 +8,8 @@ codes). The client imports them and spells none of its own.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import functools
 import json
-from pathlib import Path
 from typing import Any
 
 import opolyx_rules
@@ -23,34 +20,7 @@ from pydantic_core import to_jsonable_python
 from opolyx_gateway.auth import AUTH_ERRORS
 from opolyx_gateway.ws import CLOSE_FLOODING, CLOSE_TOO_SLOW, CLOSE_UNAUTHORIZED
 
-__all__ = ["board_and_modes", "client_constants", "constants_module", "transfer_reasons"]
-
-
-@functools.cache
-def transfer_reasons() -> tuple[str, ...]:
-    """Every `reason` a rules `Transfer` event can carry, read from the rules' source.
-
-    A transfer names its reason as a literal (`Transfer(frm, to, amount, "rent")`) or passes
-    on a payment's (`payment.require(ctx, seat, amount, creditors, "tax")`). Read once per
-    process (parsing the rules' source takes about a second).
-    """
-    found: set[str] = set()
-    for path in sorted(Path(opolyx_rules.__file__).parent.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-            position = {"Transfer": 3, "require": 4}.get(name)
-            if position is None:
-                continue
-            args: list[ast.expr] = list(node.args)
-            args += [k.value for k in node.keywords if k.arg == "reason"]
-            candidates = [args[position]] if len(args) > position else args[-1:]
-            for arg in candidates:
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    found.add(arg.value)
-    return tuple(sorted(found))
+__all__ = ["board_and_modes", "client_constants", "constants_module"]
 
 
 def board_and_modes() -> dict[str, Any]:
@@ -74,7 +44,7 @@ def client_constants() -> dict[str, object]:
             "TOO_SLOW": CLOSE_TOO_SLOW,
             "FLOODING": CLOSE_FLOODING,
         },
-        "TRANSFER_REASONS": enum_of(transfer_reasons()),
+        "TRANSFER_REASONS": enum_of(opolyx_rules.TRANSFER_REASONS),
         "MODES": data["modes"],
         "SQUARES": data["squares"],
         "FORTUNA_NAMES": data["fortuna_names"],
