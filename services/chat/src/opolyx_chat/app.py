@@ -20,11 +20,12 @@ from nats.aio.subscription import Subscription
 from opolyx_contracts.envelope import encode, error_reply
 from opolyx_contracts.errors import BUSY
 from opolyx_service.logs import get_logger
+from opolyx_service.operator import OperatorServer
 from opolyx_service.replies import safe_reply_subject
 from opolyx_service.runtime import ServiceRuntime, run_service
 
 from opolyx_chat.directory import RoomDirectory
-from opolyx_chat.operator import OperatorServer
+from opolyx_chat.operator import operator_server
 from opolyx_chat.service import REQUEST_SUBJECTS, Chat
 from opolyx_chat.settings import ChatSettings
 from opolyx_chat.store import ChatStore
@@ -89,7 +90,7 @@ class ChatApp:
         await nc.flush()
         await nc.flush()
         if self.section.operator.port >= 0:
-            self.operator = OperatorServer(store, self.section.operator)
+            self.operator = operator_server(store, self.section.operator)
             await self.operator.start()
             log.info("operator_endpoint", port=self.operator.port)
         self._started = True

@@ -4,19 +4,11 @@
 from __future__ import annotations
 
 from opolyx_contracts.chat import MAX_HISTORY, MAX_TEXT_CHARS
+from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import ServiceSettings
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field
 
-__all__ = ["ChatSection", "ChatSettings", "OperatorSection"]
-
-
-class OperatorSection(BaseModel):
-    token: SecretStr | None = None
-    """Bearer token of the reports endpoint (from a Secret); unset: the endpoint refuses all."""
-    host: str = "127.0.0.1"
-    """Interface of the operator HTTP endpoint (0.0.0.0 in a container)."""
-    port: int = 0
-    """Port of `GET /operator/reports`; 0 picks a free one, -1 disables."""
+__all__ = ["ChatSection", "ChatSettings"]
 
 
 class ChatSection(BaseModel):
@@ -37,7 +29,7 @@ class ChatSection(BaseModel):
     """Messages before a reported one stored with the report."""
     max_in_flight: int = Field(default=512, ge=1, le=100_000)
     """Requests answered at once by one instance; more are refused with service/busy."""
-    operator: OperatorSection = Field(default_factory=OperatorSection)
+    operator: OperatorSettings = Field(default_factory=OperatorSettings)
 
 
 class ChatSettings(ServiceSettings):

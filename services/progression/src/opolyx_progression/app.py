@@ -22,6 +22,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opolyx_service.logs import get_logger
 from opolyx_service.metrics import ServiceMetrics
+from opolyx_service.operator import OperatorServer
 from opolyx_service.replies import REPLY_NOT_INBOX, safe_reply_subject
 from opolyx_service.runtime import ServiceRuntime, run_service
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -30,7 +31,7 @@ from opolyx_progression.cards import SeedSource, random_seed
 from opolyx_progression.database import open_database
 from opolyx_progression.games import GamesConsumer
 from opolyx_progression.integrity import FarmingRules
-from opolyx_progression.operator import OperatorServer
+from opolyx_progression.operator import operator_server
 from opolyx_progression.queries import Queries
 from opolyx_progression.settings import ProgressionSettings
 from opolyx_progression.store import CreditStore
@@ -98,7 +99,7 @@ class ProgressionApp:
         await nc.flush()
         await nc.flush()
         if self.section.operator.port >= 0:
-            self.operator = OperatorServer(engine, self.section.operator)
+            self.operator = operator_server(engine, self.section.operator)
             await self.operator.start()
             log.info("operator_endpoint", port=self.operator.port)
         self._stop.clear()

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import ServiceSettings
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field
 
-__all__ = ["FarmingSection", "OperatorSection", "ProgressionSection", "ProgressionSettings"]
+__all__ = ["FarmingSection", "ProgressionSection", "ProgressionSettings"]
 
 
 class FarmingSection(BaseModel):
@@ -20,15 +21,6 @@ class FarmingSection(BaseModel):
     """Smallest total value moved one way (trades, bankruptcies) that counts as a pattern."""
     window_games: int = Field(default=20, ge=2, le=200)
     """How many of a pair's latest shared games the check looks at."""
-
-
-class OperatorSection(BaseModel):
-    token: SecretStr | None = None
-    """Bearer token of the operator endpoint (from a Secret); unset: the endpoint refuses all."""
-    host: str = "127.0.0.1"
-    """Interface of the operator HTTP endpoint (0.0.0.0 in a container)."""
-    port: int = 0
-    """Port of the operator endpoint (`GET /operator/flags`); 0 picks a free one, -1 disables."""
 
 
 class ProgressionSection(BaseModel):
@@ -55,7 +47,7 @@ class ProgressionSection(BaseModel):
     """A game still unfinished after this long is no longer shown as a player's current game
     (its finish was lost, or the table was never created)."""
     farming: FarmingSection = Field(default_factory=FarmingSection)
-    operator: OperatorSection = Field(default_factory=OperatorSection)
+    operator: OperatorSettings = Field(default_factory=OperatorSettings)
     fault_stop_at: Literal["committed_before_ack"] | None = None
     """Tests only: the process stops itself (SIGSTOP) right after a game's credit is committed
     and before GAMES is acknowledged, so a crash test can kill it exactly there."""
