@@ -49,6 +49,7 @@ from opolyx_contracts.subjects import (
     TABLE_LEASES_BUCKET,
     TABLE_PARTITION_CREATE_ANY,
     TABLE_PARTITIONS_ANY,
+    TABLE_TRADE_PREVIEWS_ANY,
     TABLE_VIEWS_ANY,
     TABLES_BUCKET,
     progression,
@@ -247,8 +248,8 @@ GATEWAY = Role(
     "holds the players' sockets: the only sender of player commands, it alone asserts identity",
     (
         Grant(
-            "send player commands, read table views",
-            publish=(TABLE_COMMANDS_ANY, TABLE_VIEWS_ANY),
+            "send player commands, read table views and trade previews",
+            publish=(TABLE_COMMANDS_ANY, TABLE_VIEWS_ANY, TABLE_TRADE_PREVIEWS_ANY),
         ),
         Grant("send lobby commands", publish=(LOBBY_CMD,)),
         Grant("follow lobby events", subscribe=(LOBBY_EVENTS, LOBBY_MEMBER_EVENTS_ANY)),

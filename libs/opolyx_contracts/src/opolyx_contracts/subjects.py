@@ -47,6 +47,7 @@ __all__ = [
     "TABLE_LEASES_BUCKET",
     "TABLE_PARTITIONS_ANY",
     "TABLE_PARTITION_CREATE_ANY",
+    "TABLE_TRADE_PREVIEWS_ANY",
     "TABLE_VIEWS_ANY",
     "chat_history",
     "chat_messages",
@@ -59,6 +60,7 @@ __all__ = [
     "table_partition",
     "table_partition_create",
     "table_partition_subjects",
+    "table_trade_preview",
     "table_update",
     "table_update_wildcard",
     "table_view",
@@ -78,6 +80,7 @@ DEFAULT_TABLE_PARTITIONS = 16
 # Patterns covering every subject of one kind: the NATS authorization rules (permissions.py).
 TABLE_COMMANDS_ANY = f"{PREFIX}.table.*.*.cmd"
 TABLE_VIEWS_ANY = f"{PREFIX}.table.*.*.view"
+TABLE_TRADE_PREVIEWS_ANY = f"{PREFIX}.table.*.*.trade_preview"
 TABLE_PARTITION_CREATE_ANY = f"{PREFIX}.table.*.create"
 TABLE_PARTITIONS_ANY = f"{PREFIX}.table.*.>"
 """Covers what a partition owner subscribes to (`table_partition_subjects`)."""
@@ -170,6 +173,12 @@ def table_view(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> str
     """Request-reply subject for the public view of one table (snapshot for resyncing clients)."""
     tid = _token("table id", table_id)
     return f"{PREFIX}.table.{table_partition(tid, partitions)}.{tid}.view"
+
+
+def table_trade_preview(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> str:
+    """Request-reply subject on which a table judges a drafted trade offer (changes nothing)."""
+    tid = _token("table id", table_id)
+    return f"{PREFIX}.table.{table_partition(tid, partitions)}.{tid}.trade_preview"
 
 
 def table_view_wildcard(partition: int) -> str:

@@ -1,8 +1,16 @@
 """Messages of the table service (subjects in `opolyx_contracts.subjects`).
 
 - `CreateTable` on `opolyx.table.create` -> `TableCreated` | `ErrorReply`
-- `TableCommand` on `table_command(table_id)` -> `CommandAccepted` | `ErrorReply`
+- `TableCommand` on `table_command(table_id)` -> `CommandAccepted` | `ErrorReply`: a player's
+  command (from the gateway), never for a bot seat
+- `TableCommand` on `table_bot_command(table_id)` -> `CommandAccepted` | `ErrorReply`: a bot
+  worker's, only for a bot seat or a seat on autopilot (else `seat/not_automated`)
+- `SeatPresence` on `table_seat(table_id)` -> `SeatStatus` | `ErrorReply`: the gateway reports
+  that a seated player's sockets came or went, or the player switched autopilot on or off
 - `ViewRequest` on `table_view(table_id)` -> `TableView` | `ErrorReply`
+- `TradePreviewRequest` on `table_trade_preview(table_id)` -> `TradePreview` | `ErrorReply`:
+  how the rules judge an offer now (both sides' values, the fairness verdict), for the
+  offer dialog; nothing changes at the table
 - `TableEvents` on `table_events(table_id)` (stream TABLE_EVENTS): the events of one command
   in one message, message id `"<table_id>:<first_seq>"`, `seq` contiguous from 1 per table
 - `DecisionRequest` on `opolyx.bots.decide` (queue group `bots`)
@@ -21,10 +29,16 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field
 
 from opolyx_contracts.envelope import Message, OkReply
+from opolyx_contracts.errors import ErrorBody
 from opolyx_contracts.game import GameCommand, GameEvent, SeatView, SquareView
 
 __all__ = [
     "MAX_COMMAND_BYTES",
+    "MAX_SEAT_MESSAGE_BYTES",
+    "SEAT_NOT_AUTOMATED",
+    "AutopilotChanged",
+    "AutopilotReason",
+    "MAX_PREVIEW_BYTES",
     "CommandAccepted",
     "CreateTable",
     "DecisionKind",
@@ -36,8 +50,10 @@ __all__ = [
     "PublicView",
     "RecordedEvent",
     "SeatOut",
+    "SeatPresence",
     "SeatResult",
     "SeatSpec",
+    "SeatStatus",
     "SeedRevealed",
     "TableCommand",
     "TableCreated",
@@ -45,13 +61,23 @@ __all__ = [
     "TableEvents",
     "TableUpdate",
     "TableView",
+    "TradePreview",
+    "TradePreviewRequest",
     "ViewRequest",
     "event_message_id",
 ]
 
+MAX_PREVIEW_BYTES = 2048
+"""Largest `TradePreviewRequest` body a table reads (every field below is bounded)."""
 MAX_COMMAND_BYTES = 4096
 """Largest `TableCommand` body a table accepts (the largest real one, a trade offer naming
 every property, is well under 1 KB)."""
+
+MAX_SEAT_MESSAGE_BYTES = 1024
+"""Largest `SeatPresence` body a table reads."""
+
+SEAT_NOT_AUTOMATED = "seat/not_automated"
+"""A command on the bots' subject for a seat that is neither a bot's nor on autopilot."""
 
 _ID = r"^[A-Za-z0-9_-]{1,128}$"
 
@@ -78,6 +104,10 @@ class CreateTable(Message):
     """Chosen by the caller to make creation idempotent: resending returns the same table."""
     room_id: str | None = Field(default=None, max_length=128)
     """The lobby room the game belongs to (echoed in the GAMES events)."""
+    autopilot: bool = True
+    """When a seated human's connection drops, a bot plays the seat once the grace period
+    is over, until the player is back. False: plain R16 (the seat's turns run out and two
+    missed turns resign it). A player may switch autopilot on for themselves either way."""
 
 
 class TableCreated(OkReply):
@@ -104,6 +134,34 @@ class TableCommand(Message):
     """When set, the command is refused with command/stale_version unless the table is at it."""
 
 
+class SeatPresence(Message):
+    """From the gateway: a seated player's presence at one table, or their own switch.
+
+    `connected` is per gateway instance (a player may have sockets on several): the seat is
+    away once no gateway reports it connected."""
+
+    player_id: str = Field(min_length=1, max_length=128)
+    """The seat's player (from the gateway's session)."""
+    gateway: str = Field(min_length=1, max_length=128)
+    """The reporting gateway instance."""
+    connected: bool | None = None
+    """True: the player has a socket on this table here; False: the last one closed."""
+    autopilot: bool | None = None
+    """The player switches autopilot for their seat on (True) or off (False)."""
+
+
+class SeatStatus(OkReply):
+    """The seat after a `SeatPresence`."""
+
+    seat: int
+    away: bool
+    """No gateway reports the player connected."""
+    autopilot: bool
+    """A bot plays the seat now."""
+    chosen: bool
+    """The player switched autopilot on themselves (it stays on when they are back)."""
+
+
 class CommandAccepted(OkReply):
     seq: int
     """Sequence of the last event this command produced (or the table's last if none)."""
@@ -116,6 +174,39 @@ class CommandAccepted(OkReply):
 class ViewRequest(Message):
     seat: int | None = None
     """When set, the reply lists that seat's legal commands."""
+
+
+_Square = Annotated[int, Field(ge=0, le=39)]
+_Cash = Annotated[int, Field(ge=0, le=10**9)]
+
+
+class TradePreviewRequest(Message):
+    """An offer as the proposer drafts it; the table answers with the rules' verdict."""
+
+    player_id: str = Field(min_length=1, max_length=128)
+    """The proposer (from the gateway's session): the table judges for this player's seat."""
+    to: int = Field(ge=0, le=5)
+    give_cash: _Cash = 0
+    give_squares: list[_Square] = Field(default_factory=list, max_length=28)
+    take_cash: _Cash = 0
+    take_squares: list[_Square] = Field(default_factory=list, max_length=28)
+
+
+class TradePreview(OkReply):
+    """Rules `preview_offer`: what each side is worth under R10 and whether the table
+    would take the offer now (the same guard as the `offer` command)."""
+
+    seat: int
+    """The proposer's seat."""
+    give_value: int
+    take_value: int
+    fairness_pct: int
+    """The smaller side must be worth at least this share of the larger."""
+    allies: bool
+    """Team mates: the fairness rule does not apply."""
+    allowed: bool
+    refusal: ErrorBody | None = None
+    """Why the offer would be refused now (the rules' code, e.g. trade/unfair)."""
 
 
 class PublicView(BaseModel):
@@ -165,6 +256,10 @@ class TableView(OkReply):
     seq: int
     version: int
     state: PublicView
+    net_worth: list[int] = Field(default_factory=list)
+    """Every seat's net worth (rules `net_worths`, R20), in seat order."""
+    autopilot: list[int] = Field(default_factory=list)
+    """Seats a bot plays now for their away (or willing) player."""
     seats: list[SeatSpec]
     legal: list[GameCommand] | None = None
     seed_commitment: str
@@ -197,6 +292,24 @@ class TableCreatedEvent(BaseModel):
     started_at: float
     """Wall-clock (Unix seconds) of game time 0."""
     state: PublicView
+    autopilot: bool = True
+    """The room's choice: a bot plays a dropped player's seat after the grace period."""
+
+
+AutopilotReason: TypeAlias = Literal["away", "chosen", "back", "released"]
+"""away: the player's connection dropped and the grace period ran out; chosen: the player
+switched it on; back: the player returned (or acted); released: the player switched it off."""
+
+
+class AutopilotChanged(BaseModel):
+    """A table event: a bot starts or stops playing a human seat."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: Literal["autopilot"] = "autopilot"
+    seat: int
+    on: bool
+    reason: AutopilotReason
 
 
 class SeedRevealed(BaseModel):
@@ -210,9 +323,10 @@ class SeedRevealed(BaseModel):
 
 
 RecordedEvent: TypeAlias = Annotated[
-    GameEvent | TableCreatedEvent | SeedRevealed, Field(discriminator="type")
+    GameEvent | TableCreatedEvent | SeedRevealed | AutopilotChanged, Field(discriminator="type")
 ]
-"""What a table's event stream holds: rules events and the table's own two."""
+"""What a table's event stream holds: rules events and the table's own (creation, autopilot
+on and off, the seed reveal)."""
 
 
 class EventRecord(BaseModel):
@@ -223,7 +337,9 @@ class EventRecord(BaseModel):
     version: int
     """Public state version after this event (a client in sync has seen every lower one)."""
     event: RecordedEvent
-    """A rules event, or a table event (`table_created`, `seed_revealed`)."""
+    """A rules event, or a table event (`table_created`, `autopilot`, `seed_revealed`)."""
+    autopilot: bool = False
+    """Caused by a command the autopilot sent for a human seat (marked in logs and replays)."""
 
 
 class TableEvents(Message):
@@ -235,7 +351,8 @@ class TableEvents(Message):
 
     table_id: str
     source: Literal["rules", "table"]
-    """"table" for the table's own events (creation, seed reveal); "rules" otherwise."""
+    """"table" for the table's own events (creation, autopilot, seed reveal); "rules"
+    otherwise."""
     first_seq: int
     last_seq: int
     version: int
@@ -292,6 +409,10 @@ class TableUpdate(Message):
     events: list[EventRecord]
     view: PublicView
     """The public view after the batch."""
+    net_worth: list[int] = Field(default_factory=list)
+    """Every seat's net worth after the batch (rules `net_worths`, R20), in seat order."""
+    autopilot: list[int] = Field(default_factory=list)
+    """Seats a bot plays now for their away (or willing) player."""
     pending: list[PendingDecision]
     deadline_at: float | None = None
     """Wall-clock (Unix seconds) of the next deadline, for countdowns."""
@@ -308,7 +429,7 @@ class DecisionRequest(Message):
     seat: int
     player_id: str
     command_subject: str
-    """Where to send the chosen command as a `TableCommand`."""
+    """Where to send the chosen command as a `TableCommand`: the table's bots subject."""
     command_id: str
     """Use this command id for the answer, so a re-ask answered twice applies once."""
     version: int

@@ -11,6 +11,7 @@ from .assets import (
     complete_groups,
     liquidation_value,
     net_worth,
+    net_worths,
     opponents,
     rent_due,
     rent_tax_withheld,
@@ -99,7 +100,7 @@ from .state import (
     Then,
     with_fields,
 )
-from .trade import can_offer, check_offer
+from .trade import OfferPreview, can_offer, check_offer, preview_offer
 
 __all__ = [
     "BOARD_SIZE",
@@ -135,6 +136,7 @@ __all__ = [
     "Mortgage",
     "MoveHow",
     "Offer",
+    "OfferPreview",
     "OfferTrade",
     "Pass",
     "Pay",
@@ -182,10 +184,12 @@ __all__ = [
     "legal_commands",
     "liquidation_value",
     "net_worth",
+    "net_worths",
     "new_game",
     "next_deadline",
     "opponents",
     "places",
+    "preview_offer",
     "property_state",
     "public_from_stored",
     "public_view",

@@ -107,6 +107,11 @@ def net_worth(state: State, seat: int) -> int:
     return worth
 
 
+def net_worths(state: State) -> tuple[int, ...]:
+    """`net_worth` of every seat, in seat order (what the table publishes beside the view)."""
+    return tuple(net_worth(state, seat) for seat in range(len(state.seats)))
+
+
 def liquidation_value(state: State, seat: int) -> int:
     """Cash after selling every building and mortgaging every property (R11)."""
     value = state.seats[seat].cash

@@ -7,6 +7,8 @@ open offer in the state each carry them (flat in their JSON) and expose ``.terms
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .assets import are_allies, group_has_buildings, prop, trade_side_value
 from .board import PROPERTY_SLOT
 from .commands import OfferTrade, Terms
@@ -14,7 +16,15 @@ from .management import window
 from .refusal import Refusal
 from .state import AuctionPending, Offer, State
 
-__all__ = ["Terms", "can_offer", "check_offer", "check_offer_terms", "find_offer"]
+__all__ = [
+    "OfferPreview",
+    "Terms",
+    "can_offer",
+    "check_offer",
+    "check_offer_terms",
+    "find_offer",
+    "preview_offer",
+]
 
 _EMPTY = Refusal("trade/empty", "an offer must give or take something")
 _DUPLICATE = Refusal("trade/duplicate_square", "a square is listed twice")
@@ -99,6 +109,40 @@ def check_offer(state: State, command: OfferTrade) -> Refusal | None:
     if state.seats[to].out:
         return Refusal("trade/bad_receiver", f"seat {to} is out of the game")
     return check_offer_terms(state, seat, to, command.terms)
+
+
+class OfferPreview(NamedTuple):
+    """What a proposer sees before sending an offer: both sides' R10 values and whether
+    the offer would be accepted now (the same guard as `OfferTrade`)."""
+
+    give_value: int
+    """The proposer's side: cash + price (half price when mortgaged) of its squares."""
+    take_value: int
+    fairness_pct: int
+    """The smaller side must be worth at least this share of the larger (R10)."""
+    allies: bool
+    """Team mates trade freely: the fairness rule does not apply to them."""
+    refusal: Refusal | None
+    """Why `OfferTrade` with these terms would be refused now; None when it would not."""
+
+
+def _side_value(state: State, cash: int, squares: tuple[int, ...]) -> int:
+    """R10 value of a side, counting only squares that are properties (an unknown square
+    is the refusal's business, not a crash)."""
+    return trade_side_value(state, max(0, cash), tuple(sq for sq in squares if sq in PROPERTY_SLOT))
+
+
+def preview_offer(state: State, seat: int, to: int, terms: Terms) -> OfferPreview:
+    """The verdict the offer dialog shows, computed by the guard the table applies."""
+    command = OfferTrade(seat, to, *terms)
+    valid_receiver = 0 <= to < len(state.seats) and to != seat
+    return OfferPreview(
+        give_value=_side_value(state, terms.give_cash, terms.give_squares),
+        take_value=_side_value(state, terms.take_cash, terms.take_squares),
+        fairness_pct=state.config.fairness_pct,
+        allies=valid_receiver and are_allies(state, seat, to),
+        refusal=check_offer(state, command),
+    )
 
 
 def find_offer(state: State, offer_id: str) -> Offer | None:

@@ -31,6 +31,7 @@ from opolyx_table.partitions import Partitions
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Fenced, StoreUnavailable, snapshot_key
 from opolyx_table.table import Table
+from opolyx_table.trade_preview import TradePreviews
 
 __all__ = ["Handlers"]
 
@@ -55,6 +56,7 @@ class Handlers:
         self._background: set[asyncio.Task[Any]] = set()
         # One lock per table id being adopted (loaded on its first message).
         self._adopting: dict[str, asyncio.Lock] = {}
+        self.previews = TradePreviews(partitions.tables, jobs.reply)
 
     def spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
@@ -77,6 +79,8 @@ class Handlers:
             await self._command(msg, table_id)
         elif kind == "view":
             await self._view(msg, table_id)
+        elif kind == "trade_preview":
+            await self.previews.handle(msg, table_id)
 
     async def on_create(self, msg: Msg) -> None:
         self.spawn(self.creation.route(msg))

@@ -112,6 +112,7 @@ class Change:
 
     def __init__(self, table: Table, decisions: list[Decision]) -> None:
         self.view_json = orjson.dumps(opolyx_rules.public_view(table.state))
+        self.net_worth = list(opolyx_rules.net_worths(table.state))
         self.legal_json = {
             d.seat: orjson.dumps([opolyx_rules.command_to_json(c) for c in d.legal])
             for d in decisions
@@ -144,6 +145,7 @@ def table_update(table: Table, stored: list[TableEvents], change: Change) -> byt
         last_seq=stored[-1].last_seq,
         version=stored[-1].version,
         events=[record for batch in stored for record in batch.events],
+        net_worth=change.net_worth,
         deadline_at=change.deadline_at,
         at=time.time(),
     )
@@ -212,6 +214,7 @@ def view_reply(table: Table, seat: int | None) -> TableView:
         seq=table.seq,
         version=table.version,
         state=public_view(table.state),
+        net_worth=list(opolyx_rules.net_worths(table.state)),
         seats=table.seats,
         legal=legal,
         seed_commitment=table.seed_commitment,
