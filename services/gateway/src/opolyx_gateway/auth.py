@@ -94,8 +94,20 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+_B64URL = re.compile(r"[A-Za-z0-9_-]*")
+
+
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Decode canonical unpadded base64url only: one text per byte string. The decoder alone
+    accepts padding, stray characters and non-zero trailing bits, so a signature could be
+    written many ways (``sig==`` passed as ``sig``); anything `_b64` would not produce is
+    refused."""
+    if not _B64URL.fullmatch(text) or len(text) % 4 == 1:
+        raise ValueError("not canonical base64url")
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(data) != text:
+        raise ValueError("not canonical base64url")
+    return data
 
 
 class TokenSigner:
@@ -144,7 +156,8 @@ class TokenSigner:
                 AUTH_INVALID_TOKEN, "the session token's key is no longer valid; sign in again"
             )
         expected = hmac.new(key, body.encode(), hashlib.sha256).digest()
-        if not hmac.compare_digest(expected, sig):
+        # `sig` was decoded from canonical text only, so comparing bytes compares the text
+        if len(sig) != len(expected) or not hmac.compare_digest(expected, sig):
             raise AuthError(AUTH_INVALID_TOKEN, "the session token's signature does not match")
         sub, name, exp = payload.get("sub"), payload.get("name"), payload.get("exp")
         if not isinstance(sub, str) or not isinstance(name, str) or not isinstance(exp, int):
