@@ -1,12 +1,21 @@
+"""Fixtures of the lobby tests; lets them import each other's helpers (pytest runs with
+``--import-mode=importlib``, which does not put this directory on ``sys.path``)."""
+
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.settings import LobbySection, LobbySettings
 from opolyx_testing.nats_server import NatsServer
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
 
 
 @pytest.fixture

@@ -61,6 +61,7 @@ __all__ = [
     "LOBBY_UNKNOWN_BOT",
     "LOBBY_UNKNOWN_GAME",
     "LOBBY_UNKNOWN_ROOM",
+    "MAX_LISTED_GAMES",
     "MAX_LISTED_ROOMS",
     "MAX_LOBBY_COMMAND_BYTES",
     "BoostsReply",
@@ -76,6 +77,7 @@ __all__ = [
     "RoomStatus",
     "RoomSummary",
     "RoomsChanged",
+    "RunningGame",
     "bot_persona",
     "coalesce_room_events",
     "is_listed",
@@ -152,11 +154,14 @@ LobbyCommandType = Literal[
     "kick",
     "start",
     "watch",
+    "games",
 ]
-"""`watch` is asked by the gateway before it lets a player spectate a table: ok (with the
-room) when the table runs the game of a public room, or of a private room the player is a
-member of or has the invite code of; else lobby/bad_invite, or lobby/unknown_game for a
-table that runs no room's game now (finished, or not started by the lobby)."""
+"""`games` lists the games of public rooms now running (what spectators may watch, those
+started first first). `watch` is asked by the gateway before it lets a player spectate a
+table: ok (with the room) when the table runs the game of a public room, or of a private
+room the player is a member of or has the invite code of; else lobby/bad_invite, or
+lobby/unknown_game for a table that runs no room's game now (finished, or not started by
+the lobby)."""
 
 
 class LobbyCommand(Message):
@@ -239,6 +244,16 @@ MAX_LISTED_ROOMS = 200
 stays far below NATS's payload limit however many rooms are open (~400 bytes a row)."""
 
 
+MAX_LISTED_GAMES = 100
+"""The running-games list names at most this many games (the oldest first)."""
+
+
+class RunningGame(RoomSummary):
+    """A row of the running-games list: a started public room and the table it plays on."""
+
+    table_id: str
+
+
 class LobbyReply(OkReply):
     room: RoomDetail | None = None
     """The room after the command."""
@@ -246,6 +261,8 @@ class LobbyReply(OkReply):
     """list: open public rooms, those waiting longest first."""
     more_rooms: bool = False
     """list: more rooms are open than `rooms` names."""
+    games: list[RunningGame] | None = Field(default=None, max_length=MAX_LISTED_GAMES)
+    """games: public games running now, those started first first."""
     invite_code: str | None = None
     """create/get for a member of a private room: the code to share."""
     table_id: str | None = None

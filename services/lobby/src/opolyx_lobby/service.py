@@ -19,9 +19,11 @@ from opolyx_contracts.lobby import (
     LOBBY_BAD_REQUEST,
     LOBBY_UNKNOWN_BOT,
     LOBBY_UNKNOWN_GAME,
+    MAX_LISTED_GAMES,
     MAX_LISTED_ROOMS,
     LobbyCommand,
     LobbyReply,
+    RunningGame,
     bot_persona,
     is_listed,
 )
@@ -89,6 +91,8 @@ class Lobby:
                 return await self.start(cmd)
             case "watch":
                 return await self.watch(cmd)
+            case "games":
+                return await self.list_games()
 
     @staticmethod
     def _room_id(cmd: LobbyCommand) -> str:
@@ -136,6 +140,17 @@ class Lobby:
         return LobbyReply(
             rooms=listed[:MAX_LISTED_ROOMS], more_rooms=len(listed) > MAX_LISTED_ROOMS
         )
+
+    async def list_games(self) -> LobbyReply:
+        """Public games running now, for spectators: rooms started and not yet finished
+        (a room is deleted when its game finishes)."""
+        ordered = sorted(await self.store.all_rooms(), key=lambda r: r.created_at)
+        games = [
+            RunningGame(**r.detail().summary().model_dump(), table_id=r.table_id)
+            for r in ordered
+            if r.public and r.status == "started" and r.table_id is not None
+        ]
+        return LobbyReply(games=games[:MAX_LISTED_GAMES])
 
     async def get(self, cmd: LobbyCommand) -> LobbyReply:
         room, _ = await self.store.require_room(self._room_id(cmd))
@@ -295,6 +310,42 @@ class Lobby:
             log.info("room_filled_with_bots", room_id=room.room_id)
         return filled
 
+    async def close_abandoned_rooms(self) -> int:
+        """Close open rooms that bots filled and nobody started for a long while: their
+        humans are gone (a closed tab never sends `leave`), and only a member can start a
+        room, so it would stay listed forever. Returns rooms closed."""
+        now = self.clock()
+        closed = 0
+        for room in await self.store.all_rooms():
+            if not self._abandoned(room, now):
+                continue
+
+            def close(r: Room) -> Room | None:
+                if not self._abandoned(r, now):
+                    raise _NothingToDo
+                return None
+
+            try:
+                before, _ = await self.store.change_room(room.room_id, close)
+            except (LobbyError, _NothingToDo):
+                continue
+            for member in before.humans:
+                await self.store.release(member.player_id, room_id=room.room_id)
+            await self.events.publish("room_closed", room.room_id, after=None, before=before)
+            closed += 1
+            log.info("abandoned_room_closed", room_id=room.room_id)
+        return closed
+
+    def _abandoned(self, room: Room, now: float) -> bool:
+        idle_since = room.waiting_since + self.settings.bot_fill_after_seconds
+        return (
+            room.public
+            and room.status == "open"
+            and room.free_seats == 0
+            and len(room.bots) > 0
+            and now - idle_since >= self.settings.abandoned_room_seconds
+        )
+
     def _wants_bots(self, room: Room, now: float) -> bool:
         return (
             room.public
@@ -310,6 +361,7 @@ class Lobby:
             try:
                 await self.starter.resume_starts()
                 await self.fill_waiting_rooms()
+                await self.close_abandoned_rooms()
             except Exception:
                 log.exception("lobby_sweep_failed")
             with contextlib.suppress(TimeoutError):

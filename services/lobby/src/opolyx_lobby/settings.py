@@ -17,6 +17,9 @@ StartStep = Literal["marked_starting", "table_created", "room_started", "players
 class LobbySection(BaseModel):
     bot_fill_after_seconds: float = Field(default=20.0, ge=0)
     """How long an open public room waits for humans before bots take its free seats."""
+    abandoned_room_seconds: float = Field(default=300.0, gt=0)
+    """An open public room whose free seats bots took closes when nobody started it this
+    long after the bots came (its humans are gone; nobody else can start it)."""
     fill_check_seconds: float = Field(default=1.0, gt=0)
     """How often each instance looks for rooms that waited long enough."""
     progression_timeout_seconds: float = Field(default=1.0, gt=0)
