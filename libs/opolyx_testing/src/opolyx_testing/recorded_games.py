@@ -1,0 +1,89 @@
+"""Whole games recorded the way a table records them: every command with the game time it
+was applied at and the events it caused, for replay, analytics and verify tests.
+
+    game = record_game("classic", seats=4, seed=7, trading=True)
+    game.file        # the ReplayFile the gateway would serve (seed revealed)
+    game.batches     # [(command JSON, at, [event JSON, ...]), ...]
+
+Commands come one game second apart, as in the rules library's `simulate`, so no timer
+fires; `trading=True` plays `TradingPolicy` (trades every turn) instead of the simple one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import opolyx_rules
+from opolyx_contracts.replay import ReplayBatch, ReplayFile, ReplaySeat
+from opolyx_rules import Command, State, awaiting, simple_policy
+
+from opolyx_testing.trading_policy import TradingPolicy
+
+__all__ = ["RecordedGame", "record_game"]
+
+
+@dataclass(frozen=True)
+class RecordedGame:
+    initial: State
+    final: State
+    seed: int
+    batches: list[tuple[dict[str, Any], float, list[dict[str, Any]]]]
+    file: ReplayFile
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [event for _, _, events in self.batches for event in events]
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def record_game(
+    mode: str = "classic",
+    seats: int = 4,
+    seed: int = 1,
+    *,
+    trading: bool = False,
+    max_commands: int = 100_000,
+    table_id: str = "t-recorded",
+) -> RecordedGame:
+    initial = opolyx_rules.new_game(mode, seats, seed)
+    choose: Callable[[State, int], Command]
+    choose = TradingPolicy().choose if trading else simple_policy
+    state = initial
+    batches: list[tuple[dict[str, Any], float, list[dict[str, Any]]]] = []
+    now = 0.0
+    while not state.finished:
+        if len(batches) >= max_commands:
+            raise RuntimeError(f"{mode}/{seed} did not end after {max_commands} commands")
+        # An open offer's receiver answers first (it would expire at the turn's end).
+        seat = state.offers[0].to if state.offers else awaiting(state)[0]
+        now += 1.0
+        command = choose(state, seat)
+        state, events = opolyx_rules.apply(state, command, now)
+        batches.append(
+            (
+                _plain(opolyx_rules.command_to_json(command)),
+                now,
+                [_plain(opolyx_rules.event_to_json(e)) for e in events],
+            )
+        )
+    file = ReplayFile(
+        table_id=table_id,
+        mode=mode,
+        rules_version=initial.rules_version,
+        seats=[
+            ReplaySeat(seat=i, player_id=f"p{i}", name=f"Player {i}", bot=i > 0)
+            for i in range(seats)
+        ],
+        seed_commitment=initial.seed_commitment,
+        seed=seed,
+        first_seat_drawn=True,
+        initial=_plain(opolyx_rules.public_view(initial)),
+        batches=[ReplayBatch(command=c, at=at, events=ev) for c, at, ev in batches],
+    )
+    return RecordedGame(initial, state, seed, batches, file)
