@@ -21,7 +21,7 @@ from .conftest import RunningGateway
 
 STATIC_JS = Path(__file__).resolve().parents[1] / "src" / "opolyx_gateway" / "static" / "js"
 EXPORT = re.compile(r"^export const (\w+) = (?:Object\.freeze\((.*)\)|(.*));$")
-IMPORT = re.compile(r'import \{([^}]*)\} from "\./constants\.js";', re.S)
+IMPORT = re.compile(r'import \{([^}]*)\} from "(?:\./|\.\./)constants\.js";', re.S)
 
 
 def parse_module(text: str) -> dict[str, Any]:
@@ -58,19 +58,20 @@ def test_transfer_reasons_are_those_the_rules_send() -> None:
 def client_references() -> list[tuple[str, str, str]]:
     """(file, group, key) for every `Alias.KEY` the client's modules use."""
     found = []
-    for path in sorted(STATIC_JS.glob("*.js")):
+    for path in sorted(STATIC_JS.rglob("*.js")):
         text = path.read_text(encoding="utf-8")
+        name = path.relative_to(STATIC_JS).as_posix()
         for block in IMPORT.findall(text):
             for item in block.split(","):
                 parts = item.split(" as ")
                 group, alias = parts[0].strip(), parts[-1].strip()
                 if not group:
                     continue
-                found.append((path.name, group, ""))
+                found.append((name, group, ""))
                 for key in re.findall(rf"\b{alias}\.([A-Z][A-Z0-9_]*)\b", text):
-                    found.append((path.name, group, key))
+                    found.append((name, group, key))
                 for key in re.findall(rf"\[{alias}\.([A-Z][A-Z0-9_]*)\]", text):
-                    found.append((path.name, group, key))
+                    found.append((name, group, key))
     return found
 
 
@@ -78,7 +79,7 @@ def test_the_client_names_only_constants_that_exist() -> None:
     constants = client_constants()
     references = client_references()
     assert ("log.js", "TRANSFER_REASONS", "BUILDING_SALE") in references
-    assert ("main.js", "ROOM_STATUSES", "OPEN") in references
+    assert ("views/lobby.js", "ROOM_STATUSES", "OPEN") in references
     for file, group, key in references:
         assert group in constants, f"{file} imports {group}, which is not served"
         if key:
@@ -94,13 +95,13 @@ def test_the_client_spells_no_code_type_or_reason_itself() -> None:
     reasons = typing.cast(dict[str, str], constants["TRANSFER_REASONS"]).values()
     spelled |= {r for r in reasons if "_" in r}
     spelled |= set(typing.cast(dict[str, str], constants["LOBBY_EVENT_TYPES"]).values())
-    for path in sorted(STATIC_JS.glob("*.js")):
+    for path in sorted(STATIC_JS.rglob("*.js")):
         literals = set(re.findall(r'"([^"\\\n]*)"', path.read_text(encoding="utf-8")))
         assert not literals & spelled, f"{path.name} spells {sorted(literals & spelled)}"
 
 
 def test_the_room_list_filters_on_fields_the_lobby_sends() -> None:
-    main = (STATIC_JS / "main.js").read_text(encoding="utf-8")
-    body = main[main.index("function renderRooms") : main.index("const modeName")]
+    lobby = (STATIC_JS / "views" / "lobby.js").read_text(encoding="utf-8")
+    body = lobby[lobby.index("function renderRooms") : lobby.index("function renderMyGame")]
     used = set(re.findall(r"\br\.([a-z_]+)", body))
     assert used <= set(RoomSummary.model_fields), used - set(RoomSummary.model_fields)

@@ -1,7 +1,8 @@
 // The 40-square board: layout on an 11x11 grid, squares with owners, buildings,
 // mortgages and pawns.
 
-import { h } from "./dom.js";
+import { h, money } from "./dom.js";
+import { t } from "./i18n.js";
 
 // Grid cell (row, column) of each square: 0 is the bottom-right corner, play runs clockwise.
 export function cellOf(square) {
@@ -19,7 +20,8 @@ function sideOf(square) {
   return "right";
 }
 
-const SHORT = { start: "START", jail: "JAIL", jackpot: "JACKPOT", go_to_jail: "GO TO JAIL", event: "Event ✦" };
+// Squares with a short label of their kind rather than their name.
+const SHORT_KINDS = new Set(["start", "jail", "jackpot", "go_to_jail", "event"]);
 
 export class Board {
   constructor(root, squares, onPick) {
@@ -30,23 +32,39 @@ export class Board {
     for (const sq of squares) {
       const [row, col] = cellOf(sq.square);
       const side = sideOf(sq.square);
-      const label = `${sq.name}${sq.price ? `, price ${sq.price}` : ""}`;
       const cell = h(`button.sq.side-${side}${side === "corner" ? ".corner" : ""}`, {
-        type: "button", "aria-label": label, dataset: { square: sq.square },
-        style: `grid-row:${row};grid-column:${col}`,
+        type: "button", dataset: { square: sq.square, kind: sq.kind },
         onclick: () => onPick(sq.square),
       });
+      // placed through the CSSOM: no inline style attribute (the page's CSP forbids them)
+      cell.style.gridRow = String(row);
+      cell.style.gridColumn = String(col);
       if (sq.group && side !== "corner") cell.append(h(`span.band.g-${sq.group}`));
-      const body = h("span.body", {}, h("span.nm", {}, SHORT[sq.kind] || sq.name));
-      if (sq.price) body.append(h("span.pr", {}, sq.price));
-      else if (sq.tax) body.append(h("span.pr", {}, `−${sq.tax}`));
+      const body = h("span.body", {}, h("span.nm"));
+      if (sq.price) body.append(h("span.pr", {}, money(sq.price)));
+      else if (sq.tax) body.append(h("span.pr", {}, `−${money(sq.tax)}`));
       cell.append(body, h("span.bld"), h("span.pawns"));
       root.append(cell);
       this.cells[sq.square] = cell;
     }
   }
 
-  render(state, names, targets = new Set()) {
+  // The squares' names in the current language (and mode).
+  relabel(squareName) {
+    for (const sq of this.squares) {
+      const cell = this.cells[sq.square];
+      cell.querySelector(".nm").textContent = SHORT_KINDS.has(sq.kind) ? t(`ui.board.${sq.kind}`) : squareName(sq.square);
+      const pr = cell.querySelector(".pr");
+      if (pr) pr.textContent = sq.price ? money(sq.price) : `−${money(sq.tax)}`;
+    }
+    this.labelled = true;
+  }
+
+  render(state, names, targets, squareName) {
+    if (!this.labelled || this.mode !== state.mode) {
+      this.mode = state.mode;
+      this.relabel(squareName);
+    }
     const owned = new Map(state.squares.map((p) => [p.square, p]));
     const current = state.seats[state.current_seat];
     for (const sq of this.squares) {
@@ -56,29 +74,30 @@ export class Board {
       cell.classList.toggle("current", Boolean(current && current.position === sq.square && !state.finished));
       cell.classList.toggle("target", targets.has(sq.square));
       cell.querySelector(".owner")?.remove();
-      let label = sq.name;
+      const label = [squareName(sq.square)];
       if (prop && prop.owner !== null) {
         cell.append(h(`span.owner.c${prop.owner}`));
-        label += `, owned by ${names(prop.owner)}`;
+        label.push(t("ui.board.owned_by", { name: names(prop.owner) }));
       } else if (sq.price) {
-        label += `, for sale at ${sq.price}`;
+        label.push(t("ui.board.for_sale", { price: money(sq.price) }));
       }
       const bld = cell.querySelector(".bld");
       bld.replaceChildren();
       if (prop && prop.buildings) {
-        if (prop.buildings >= 5) bld.append(h("i.hotel", { title: "5 buildings" }));
+        if (prop.buildings >= 5) bld.append(h("i.hotel", { title: t("ui.board.hotel") }));
         else for (let i = 0; i < prop.buildings; i++) bld.append(h("i"));
-        label += `, ${prop.buildings} building${prop.buildings > 1 ? "s" : ""}`;
+        label.push(t("ui.property.buildings", { count: prop.buildings }));
       }
-      if (prop && prop.mortgaged) label += ", mortgaged";
+      if (prop && prop.mortgaged) label.push(t("ui.property.mortgaged"));
       const pawns = cell.querySelector(".pawns");
       pawns.replaceChildren();
       for (const seat of state.seats) {
         if (seat.out || seat.position !== sq.square) continue;
-        pawns.append(h(`span.pawn.c${seat.seat}`, { title: names(seat.seat) + (seat.in_jail ? " (in jail)" : "") }));
-        label += `, ${names(seat.seat)} is here`;
+        const title = seat.in_jail ? t("ui.board.in_jail", { name: names(seat.seat) }) : names(seat.seat);
+        pawns.append(h(`span.pawn.c${seat.seat}`, { title }));
+        label.push(t("ui.board.is_here", { name: names(seat.seat) }));
       }
-      cell.setAttribute("aria-label", label);
+      cell.setAttribute("aria-label", label.join(", "));
     }
   }
 }

@@ -1,5 +1,7 @@
 // Tiny DOM helpers: h("button.primary", {onclick}, "text") builds an element.
 
+export { money } from "./i18n.js";
+
 export function h(tag, props = {}, ...children) {
   const [name, ...classes] = tag.split(".");
   const el = document.createElement(name || "div");
@@ -20,8 +22,6 @@ export function h(tag, props = {}, ...children) {
 }
 
 export const $ = (selector) => document.querySelector(selector);
-
-export const money = (n) => Number(n).toLocaleString("en-US");
 
 let toastTimer = null;
 export function toast(text) {

@@ -2,6 +2,7 @@
 
 import { COMMAND_TYPES } from "./constants.js";
 import { $, h, money } from "./dom.js";
+import { t } from "./i18n.js";
 
 // value(side) = cash + price of each unmortgaged property + half price of each mortgaged one.
 export function sideValue(cash, squares, state, board) {
@@ -15,16 +16,15 @@ export function sideValue(cash, squares, state, board) {
 }
 
 export function fairness(give, take, pct, allies) {
-  if (allies) return { ok: true, text: "Allies trade freely: the fairness rule does not apply." };
-  if (give === 0 && take === 0) return { ok: false, text: "Add cash or properties to either side." };
+  if (allies) return { ok: true, text: t("ui.trade.allies") };
+  if (give === 0 && take === 0) return { ok: false, text: t("ui.trade.empty") };
   const small = Math.min(give, take);
   const large = Math.max(give, take);
   const share = large === 0 ? 100 : Math.floor((small * 100) / large);
   const ok = small * 100 >= large * pct;
-  const verdict = ok ? "Fair" : "Not allowed";
   return {
     ok,
-    text: `You give ${money(give)} · you get ${money(take)}. ${verdict}: the smaller side is ${share}% of the larger (the rule needs at least ${pct}%).`,
+    text: t(ok ? "ui.trade.fair" : "ui.trade.unfair", { give: money(give), take: money(take), share, pct }),
   };
 }
 
@@ -35,7 +35,7 @@ export function tradeable(state, board, seat) {
   return state.squares.filter((p) => p.owner === seat && !built.has(board[p.square].group)).map((p) => p.square);
 }
 
-export function openTradeDialog({ state, board, me, names, pct, send }) {
+export function openTradeDialog({ state, board, me, names, squareName, pct, send }) {
   const dialog = $("#trade-dialog");
   const others = state.seats.filter((s) => !s.out && s.seat !== me);
   if (!others.length) return;
@@ -44,22 +44,22 @@ export function openTradeDialog({ state, board, me, names, pct, send }) {
     others.map((s) => h("option", { value: s.seat }, names(s.seat))));
   const giveCash = h("input", { id: "trade-give-cash", type: "number", min: 0, step: 100, value: 0, inputmode: "numeric" });
   const takeCash = h("input", { id: "trade-take-cash", type: "number", min: 0, step: 100, value: 0, inputmode: "numeric" });
-  const giveBox = h("fieldset", {}, h("legend", {}, "You give"));
-  const takeBox = h("fieldset", {}, h("legend", {}, "You get"));
+  const giveBox = h("fieldset", {}, h("legend", {}, t("ui.trade.you_give")));
+  const takeBox = h("fieldset", {}, h("legend", {}, t("ui.trade.you_get")));
   const fill = (box, seat, cashInput) => {
-    box.replaceChildren(box.firstChild, h("label", {}, "Cash", cashInput));
+    box.replaceChildren(box.firstChild, h("label", {}, t("ui.trade.cash"), cashInput));
     for (const square of tradeable(state, board, seat)) {
       const sq = board[square];
       const prop = state.squares.find((p) => p.square === square);
       box.append(h("label.check", {},
         h("input", { type: "checkbox", value: square, dataset: { side: box === giveBox ? "give" : "take" } }),
-        h(`span.swatch.g-${sq.group}`), `${sq.name} (${money(sq.price)}${prop.mortgaged ? ", mortgaged" : ""})`));
+        h(`span.swatch.g-${sq.group}`), t(prop.mortgaged ? "ui.trade.item_mortgaged" : "ui.trade.item", { square: squareName(square), price: money(sq.price) })));
     }
   };
   fill(giveBox, me, giveCash);
   const refill = () => fill(takeBox, Number(select.value), takeCash);
   refill();
-  body.replaceChildren(h("label", {}, "Trade with", select), h("div.trade-cols", {}, giveBox, takeBox));
+  body.replaceChildren(h("label", {}, t("ui.trade.with"), select), h("div.trade-cols", {}, giveBox, takeBox));
 
   const collect = () => {
     const picked = (side) => [...body.querySelectorAll(`input[data-side=${side}]:checked`)].map((i) => Number(i.value));

@@ -1,0 +1,38 @@
+// Names as the player reads them: seats, squares (per mode and language), modes.
+
+import { FORTUNA_NAMES } from "./constants.js";
+import { has, t } from "./i18n.js";
+import { store } from "./store.js";
+
+export function seatName(seat, tb = store.table) {
+  const info = tb && tb.view && tb.view.seats[seat];
+  const me = store.session && store.session.player_id;
+  if (info && info.player_id === me) return t("ui.names.you", { name: info.name || t("ui.names.you_alone") });
+  return (info && info.name) || t("ui.names.seat", { number: seat + 1 });
+}
+
+// Fortuna has names of its own; a catalogue may name squares per mode ("board.<mode>.<i>")
+// or for every mode ("board.all.<i>"); else the server's (English) name stands.
+export function squareName(square, mode = store.table?.view?.state?.mode) {
+  for (const key of [`board.${mode}.${square}`, `board.all.${square}`]) if (has(key)) return t(key);
+  const fortuna = mode === "fortuna" ? FORTUNA_NAMES[String(square)] : null;
+  if (fortuna) return fortuna;
+  const sq = store.board[square];
+  return sq ? sq.name : t("ui.names.square", { number: square });
+}
+
+export function modeName(mode) {
+  const key = `ui.modes.${mode}`;
+  return has(key) ? t(key) : mode.charAt(0).toUpperCase() + mode.slice(1);
+}
+
+// The winner as the game ends: a team game names the side, else the player.
+export function winnerText(state) {
+  if (state.winner === null || state.winner === undefined) return t("ui.end.game_over");
+  const team = state.seats[state.winner]?.team;
+  if (team !== null && team !== undefined && store.modes[state.mode]?.teams) {
+    const names = state.seats.filter((s) => s.team === team).map((s) => seatName(s.seat));
+    return t("ui.end.team_wins", { number: team + 1, names: names.join(", ") });
+  }
+  return t("ui.end.wins", { name: seatName(state.winner) });
+}

@@ -1,0 +1,166 @@
+// The table: board, players, dice, the event card, whose turn, countdowns, the log, the tools.
+// The decision box, offers and dialogs are views of their own (decision.js, offers.js,
+// dialogs.js); this one calls them when the table changes.
+
+import { Board } from "../board.js";
+import { COMMAND_TYPES as C, DECISION_KINDS as K } from "../constants.js";
+import { $, h, money } from "../dom.js";
+import { act, leaveTable } from "../actions.js";
+import { onLanguage, t } from "../i18n.js";
+import { describe } from "../log.js";
+import { seatName, squareName, winnerText } from "../names.js";
+import { can, legalOf, on, store, wall, worthOf } from "../store.js";
+import { openTradeDialog } from "../trade.js";
+import * as decision from "./decision.js";
+import * as dialogs from "./dialogs.js";
+import * as offers from "./offers.js";
+
+const LOG_LIMIT = 200;
+let boardView = null;
+
+function render() {
+  const tb = store.table;
+  if (!tb || !tb.view) return;
+  const state = tb.view.state;
+  const me = tb.seat;
+  if (!boardView) boardView = new Board($("#board"), Object.values(store.board), pickSquare);
+  const targets = new Set(legalOf(C.TELEPORT).map((c) => c.square));
+  boardView.render(state, seatName, targets, squareName);
+  renderPlayers(tb);
+  renderDice(state);
+  renderCard(tb);
+  renderOut(tb);
+  decision.render(tb);
+  offers.render(tb);
+  dialogs.refresh(tb);
+  const out = me !== null && me !== undefined && state.seats[me] && state.seats[me].out;
+  $("#resign").disabled = !can(C.RESIGN);
+  $("#open-trade").disabled = me === null || me === undefined || state.finished || out;
+  $("#open-manage").disabled = me === null || me === undefined || out;
+  if (state.finished && !tb.endShown) {
+    tb.endShown = true;
+    dialogs.showEnd(state);
+  }
+  renderLog(tb);
+  tick();
+}
+
+
+function renderPlayers(tb) {
+  const state = tb.view.state;
+  $("#players").replaceChildren(...state.seats.map((s) => {
+    const meta = [];
+    if (s.in_jail) meta.push(t("ui.players.in_jail"));
+    if (tb.view.seats[s.seat]?.bot) meta.push(t("ui.players.bot"));
+    if (s.team !== null && s.team !== undefined) meta.push(t("ui.players.team", { number: s.team + 1 }));
+    if (s.out) meta.push(t("ui.players.out"));
+    meta.push(t("ui.players.worth", { amount: money(worthOf(state, s.seat)) }));
+    return h(`li${s.seat === state.current_seat && !state.finished ? ".turn-now" : ""}${s.out ? ".out" : ""}`,
+      { dataset: { seat: s.seat } },
+      h(`span.dot.c${s.seat}`),
+      h("span", {}, h("span", {}, seatName(s.seat)), h("br"), h("span.meta", {}, meta.join(" · "))),
+      h("span.cash", { "aria-label": t("ui.players.cash_label", { amount: money(s.cash) }) }, money(s.cash)));
+  }));
+}
+
+function renderDice(state) {
+  const dice = $("#dice");
+  dice.setAttribute("aria-label", t("ui.table.last_roll"));
+  dice.replaceChildren(...(state.dice || []).map((d) => h("span.die", {}, d)));
+  if (state.third) dice.append(h("span.die.third", {}, state.third));
+}
+
+// The event card drawn this turn, with who drew it; it goes at the next turn.
+function renderCard(tb) {
+  const card = $("#card-drawn");
+  card.hidden = !tb.card;
+  card.textContent = tb.card ? t("ui.table.card_banner", { name: seatName(tb.card.seat), text: cardText(tb.card) }) : "";
+}
+
+export function cardText(card) {
+  const key = `cards.${store.table?.view?.state?.mode}.${card.card}`;
+  const text = t(key);
+  return text === key ? card.text : text;
+}
+
+// A seated player who is out: a banner says so; the controls are off.
+function renderOut(tb) {
+  const banner = $("#out-banner");
+  const me = tb.seat;
+  const s = me !== null && me !== undefined ? tb.view.state.seats[me] : null;
+  banner.hidden = !(s && s.out && !tb.view.state.finished);
+  banner.textContent = banner.hidden ? "" : t("ui.table.you_are_out");
+}
+
+function renderLog(tb) {
+  const ctx = { seatName, squareName, cardText, tableId: tb.id, winnerText: () => winnerText(tb.view.state) };
+  const lines = describe(tb.events, ctx).slice(-LOG_LIMIT);
+  $("#log").replaceChildren(...lines.reverse().map((line) =>
+    h(`li${line.kind ? "." + line.kind : ""}`, {}, line.link
+      ? [line.text, " ", h("a", { href: line.link.href }, line.link.text)] : line.text)));
+}
+
+function openTrade() {
+  const tb = store.table;
+  if (!tb?.view || tb.seat === null || tb.seat === undefined) return;
+  openTradeDialog({
+    state: tb.view.state, board: store.board, me: tb.seat, names: seatName, squareName,
+    pct: store.modes[tb.view.state.mode]?.fairness_pct ?? 50, send: act,
+  });
+}
+
+function pickSquare(square) {
+  if (!store.table?.view) return;
+  if (can(C.TELEPORT, square)) {
+    act({ type: C.TELEPORT, square });
+    return;
+  }
+  dialogs.openProperty(square);
+}
+
+// ---------------------------------------------------------------- countdowns
+export function tick() {
+  const tb = store.table;
+  const el = $("#countdown");
+  if (!tb?.view) return;
+  const state = tb.view.state;
+  const now = Date.now() / 1000 + (tb.skew || 0);
+  const p = state.pending;
+  const end = p && !state.finished ? wall(p.deadline) : null;
+  el.hidden = end === null;
+  if (end !== null) {
+    const left = Math.max(0, end - now);
+    const mode = store.modes[state.mode];
+    const total = p.kind === K.AUCTION ? mode.auction_bid_seconds : mode.turn_seconds;
+    const secs = Math.ceil(left);
+    el.querySelector(".bar").style.width = `${Math.min(100, (left / total) * 100)}%`;
+    el.querySelector(".secs").textContent = t("ui.table.seconds_short", { count: secs });
+    el.classList.toggle("low", left < 10);
+    el.setAttribute("aria-label", t("ui.table.seconds_left", { count: secs }));
+  }
+  for (const node of document.querySelectorAll("#offers [data-deadline]")) {
+    const at = wall(Number(node.dataset.deadline));
+    node.textContent = at === null ? "" : t("ui.offers.expires", { count: Math.max(0, Math.ceil(at - now)) });
+  }
+}
+
+export function mount() {
+  $("#open-manage").addEventListener("click", dialogs.openManage);
+  $("#open-trade").addEventListener("click", openTrade);
+  $("#resign").addEventListener("click", () => {
+    if (window.confirm(t("ui.table.resign_confirm"))) act({ type: C.RESIGN });
+  });
+  $("#leave-table").addEventListener("click", leaveTable);
+  $("#end-lobby").addEventListener("click", leaveTable);
+  decision.mount(render);
+  dialogs.mount();
+  on("table", (tb) => { if (tb === store.table) render(); });
+  on("screen", (screen) => {
+    if (screen !== "table") dialogs.closeAll();
+  });
+  onLanguage(() => {
+    if (boardView) boardView.relabel(squareName);
+    render();
+  });
+  setInterval(tick, 250);
+}
