@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, field_va
 
 from opolyx_contracts.errors import ErrorBody
 from opolyx_contracts.game import GameCommand, Timeout
-from opolyx_contracts.lobby import LobbyEvent, LobbyReply, RoomDetail, RoomSummary
+from opolyx_contracts.lobby import LobbyEvent, LobbyReply, RoomDetail, RoomSummary, RunningGame
 from opolyx_contracts.table import EventRecord, PendingDecision, PublicView, TableUpdate
 
 __all__ = [
@@ -66,10 +66,12 @@ __all__ = [
     "TableEventsPush",
     "TableSeat",
     "TableStatePush",
+    "TableTradePreview",
     "TableUnwatch",
     "TableUpdatePush",
     "TableWatch",
     "TableWatchResult",
+    "TradePreviewResult",
     "client_message_adapter",
     "server_message_adapter",
 ]
@@ -86,7 +88,17 @@ _ID = r"^[A-Za-z0-9_-]{1,128}$"
 MessageId = Annotated[str, Strict(), Field(max_length=128)] | Annotated[int, Strict()]
 
 LobbyAction = Literal[
-    "list", "get", "mine", "create", "join", "leave", "add_bot", "remove_bot", "kick", "start"
+    "list",
+    "get",
+    "mine",
+    "create",
+    "join",
+    "leave",
+    "add_bot",
+    "remove_bot",
+    "kick",
+    "start",
+    "games",
 ]
 LOBBY_ACTIONS: tuple[str, ...] = LobbyAction.__args__  # type: ignore[attr-defined]
 
@@ -155,6 +167,23 @@ class TableCmd(_Client):
         return command
 
 
+_Square = Annotated[int, Field(ge=0, le=39)]
+_Cash = Annotated[int, Field(ge=0, le=10**9)]
+
+
+class TableTradePreview(_Client):
+    """How the table would judge a drafted offer from the player's seat (the rules' guard
+    and R10 values): answered by the table, nothing is offered or changed."""
+
+    type: Literal["table.trade_preview"]
+    table: str = Field(pattern=_ID)
+    to: int = Field(ge=0, le=5)
+    give_cash: _Cash = 0
+    give_squares: list[_Square] = Field(default_factory=list, max_length=28)
+    take_cash: _Cash = 0
+    take_squares: list[_Square] = Field(default_factory=list, max_length=28)
+
+
 class ChatWatch(_Client):
     """Receive the chat messages of a room (``chat.message`` pushes)."""
 
@@ -180,6 +209,7 @@ ClientMessage = Annotated[
     | TableWatch
     | TableUnwatch
     | TableCmd
+    | TableTradePreview
     | ChatWatch
     | ChatUnwatch
     | ChatPost,
@@ -232,6 +262,18 @@ class TableCmdResult(_Result):
     events: int
 
 
+class TradePreviewResult(_Result):
+    """The table's `TradePreview` without its envelope."""
+
+    seat: int
+    give_value: int
+    take_value: int
+    fairness_pct: int
+    allies: bool
+    allowed: bool
+    refusal: ErrorBody | None = None
+
+
 class ChatWatchResult(_Result):
     room: str
 
@@ -251,6 +293,8 @@ class LobbyResult(_Result):
     """list: open public rooms."""
     more_rooms: bool = False
     """list: more rooms are open than `rooms` names."""
+    games: list[RunningGame] | None = None
+    """games: public games running now (what a spectator may watch)."""
     invite_code: str | None = None
     table_id: str | None = None
 
@@ -264,6 +308,7 @@ ReplyResult = Annotated[
     | PingResult
     | TableWatchResult
     | TableCmdResult
+    | TradePreviewResult
     | ChatWatchResult
     | Empty
     | LobbyResult
@@ -315,6 +360,8 @@ class TableStatePush(_Push):
     version: int
     state: PublicView
     """The public view: no seed, RNG or deck order."""
+    net_worth: list[int] = Field(default_factory=list)
+    """Every seat's net worth (the rules' `net_worths`), in seat order."""
     pending: list[PendingDecision]
     """The decisions the rules wait for, each with its seat's legal commands."""
     seats: list[TableSeat]
