@@ -28,9 +28,22 @@ from opolyx_contracts.envelope import CONTRACT_VERSION
 from opolyx_contracts.envelope import ErrorReply as UpstreamError
 from opolyx_contracts.errors import BUSY, NOT_OWNER, UNAVAILABLE
 from opolyx_contracts.game import GameCommand
-from opolyx_contracts.gateway import LobbyRequest, LobbyResult, TableCmdResult
+from opolyx_contracts.gateway import (
+    LobbyRequest,
+    LobbyResult,
+    TableCmdResult,
+    TableTradePreview,
+    TradePreviewResult,
+)
 from opolyx_contracts.lobby import LobbyCommand, LobbyReply
-from opolyx_contracts.table import CommandAccepted, TableCommand, TableView, ViewRequest
+from opolyx_contracts.table import (
+    CommandAccepted,
+    TableCommand,
+    TableView,
+    TradePreview,
+    TradePreviewRequest,
+    ViewRequest,
+)
 from opolyx_service.telemetry import inject_headers
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -53,6 +66,9 @@ _lobby_reply: TypeAdapter[LobbyReply | UpstreamError] = TypeAdapter(
 )
 _view_reply: TypeAdapter[TableView | UpstreamError] = TypeAdapter(
     Annotated[TableView | UpstreamError, Field(discriminator="ok")]
+)
+_preview_reply: TypeAdapter[TradePreview | UpstreamError] = TypeAdapter(
+    Annotated[TradePreview | UpstreamError, Field(discriminator="ok")]
 )
 
 
@@ -154,6 +170,30 @@ class Upstream:
         if isinstance(reply, UpstreamError):
             raise GatewayError(reply.error.code, reply.error.message)
         return reply
+
+    async def trade_preview(self, message: TableTradePreview, player_id: str) -> TradePreviewResult:
+        """The table's verdict on a drafted offer by the token's player: one request."""
+        request = TradePreviewRequest(
+            player_id=player_id,
+            to=message.to,
+            give_cash=message.give_cash,
+            give_squares=message.give_squares,
+            take_cash=message.take_cash,
+            take_squares=message.take_squares,
+        )
+        data = await self._request(
+            subjects.table_trade_preview(message.table),
+            request.model_dump_json().encode(),
+            "table",
+            self.timeout,
+        )
+        try:
+            reply = _preview_reply.validate_json(data)
+        except ValidationError:
+            raise GatewayError(BAD_REPLY, "the table sent an unreadable trade preview") from None
+        if isinstance(reply, UpstreamError):
+            raise GatewayError(reply.error.code, reply.error.message)
+        return TradePreviewResult.model_validate(reply.model_dump(exclude={"v", "ok"}))
 
     # ------------------------------------------------------------- lobby, chat, progression
     async def lobby(self, request: LobbyRequest, player_id: str, name: str) -> LobbyResult:

@@ -41,6 +41,7 @@ from opolyx_contracts.gateway import (
     PlayerInfo,
     ReplyResult,
     TableCmd,
+    TableTradePreview,
     TableUnwatch,
     TableWatch,
     client_message_adapter,
@@ -293,6 +294,8 @@ class ClientSession:
                 )
                 hub.command_done(message.table, result.seq)
                 return result
+            case TableTradePreview():
+                return await upstream.trade_preview(message, identity.player_id)
             case Ping():
                 return PingResult(now=time.time())
             case LobbyRequest():
