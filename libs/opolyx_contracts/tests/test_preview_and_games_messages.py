@@ -26,7 +26,13 @@ def test_a_trade_preview_request_round_trips_and_its_result_reads_back() -> None
     assert isinstance(message, TableTradePreview)
     assert (message.to, message.give_squares, message.take_cash) == (2, [39], 0)
     result = TradePreviewResult(
-        seat=0, give_value=4500, take_value=1200, fairness_pct=50, allies=False, allowed=False
+        seat=0,
+        give_value=4500,
+        take_value=1200,
+        share_pct=26,
+        fairness_pct=50,
+        allies=False,
+        allowed=False,
     )
     reply = server_message_adapter.validate_json(OkReply(id=7, data=result).model_dump_json())
     assert isinstance(reply, OkReply) and reply.data == result

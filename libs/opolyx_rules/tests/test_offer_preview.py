@@ -17,9 +17,10 @@ def test_the_preview_values_both_sides_and_agrees_with_the_guard() -> None:
         50,
         False,
     )
-    assert fair.refusal is None
+    assert fair.refusal is None and fair.share_pct == 50
     unfair = preview_offer(t.state, 0, 1, Terms(give_squares=(39,), take_cash=1999))
     assert unfair.refusal is not None and unfair.refusal.code == "trade/unfair"
+    assert unfair.share_pct == 49
     assert t.refuse(OfferTrade(0, 1, give_squares=(39,), take_cash=1999)) == "trade/unfair"
     # a mortgaged property counts at half its price
     half = preview_offer(t.state, 0, 1, Terms(take_squares=(37,), give_cash=1750))

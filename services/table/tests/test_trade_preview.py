@@ -41,6 +41,7 @@ async def test_a_preview_gives_the_rules_verdict_for_the_senders_seat(
         assert fair["ok"], fair
         preview = TradePreview.model_validate(fair)
         assert (preview.seat, preview.give_value, preview.take_value) == (0, 500, 0)
+        assert preview.share_pct == 0
         # 500 against nothing is not fair: the smaller side is 0% of the larger
         assert not preview.allowed and preview.refusal is not None
         assert preview.refusal.code in {"trade/unfair", "trade/not_now"}

@@ -268,6 +268,7 @@ class TradePreviewResult(_Result):
     seat: int
     give_value: int
     take_value: int
+    share_pct: int
     fairness_pct: int
     allies: bool
     allowed: bool

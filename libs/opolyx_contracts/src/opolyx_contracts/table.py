@@ -200,6 +200,8 @@ class TradePreview(OkReply):
     """The proposer's seat."""
     give_value: int
     take_value: int
+    share_pct: int
+    """The smaller side's value in whole percent of the larger's."""
     fairness_pct: int
     """The smaller side must be worth at least this share of the larger."""
     allies: bool

@@ -118,6 +118,8 @@ class OfferPreview(NamedTuple):
     give_value: int
     """The proposer's side: cash + price (half price when mortgaged) of its squares."""
     take_value: int
+    share_pct: int
+    """The smaller side's value in whole percent of the larger's (100 when both are 0)."""
     fairness_pct: int
     """The smaller side must be worth at least this share of the larger (R10)."""
     allies: bool
@@ -136,9 +138,13 @@ def preview_offer(state: State, seat: int, to: int, terms: Terms) -> OfferPrevie
     """The verdict the offer dialog shows, computed by the guard the table applies."""
     command = OfferTrade(seat, to, *terms)
     valid_receiver = 0 <= to < len(state.seats) and to != seat
+    give = _side_value(state, terms.give_cash, terms.give_squares)
+    take = _side_value(state, terms.take_cash, terms.take_squares)
+    small, large = min(give, take), max(give, take)
     return OfferPreview(
-        give_value=_side_value(state, terms.give_cash, terms.give_squares),
-        take_value=_side_value(state, terms.take_cash, terms.take_squares),
+        give_value=give,
+        take_value=take,
+        share_pct=100 if large == 0 else small * 100 // large,
         fairness_pct=state.config.fairness_pct,
         allies=valid_receiver and are_allies(state, seat, to),
         refusal=check_offer(state, command),

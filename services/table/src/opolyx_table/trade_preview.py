@@ -59,6 +59,7 @@ def preview_reply(table: Table | None, table_id: str, data: bytes) -> bytes:
             seat=seat,
             give_value=preview.give_value,
             take_value=preview.take_value,
+            share_pct=preview.share_pct,
             fairness_pct=preview.fairness_pct,
             allies=preview.allies,
             allowed=refusal is None,
