@@ -85,6 +85,7 @@ bench: sync
 	$(RUN) python -m opolyx_progression.bench
 	$(RUN) python -m opolyx_chat.bench
 	$(RUN) python bench/messaging.py
+	$(RUN) python bench/bots.py
 
 # Generated from the services' typed handlers and declared subjects (not committed).
 docs: sync
