@@ -4,13 +4,18 @@ are parsed strictly."""
 from __future__ import annotations
 
 import pytest
+from opolyx_contracts.chat import ChatMessage
 from opolyx_contracts.errors import ErrorBody
 from opolyx_contracts.game import Roll, TurnStarted
 from opolyx_contracts.gateway import (
     PUSH_TYPES,
     ChatMessagePush,
+    ChatMuteRequest,
+    ChatMutesResult,
     ChatPost,
     ChatPostResult,
+    ChatReportRequest,
+    ChatReportResult,
     ChatUnwatch,
     ChatWatch,
     ChatWatchResult,
@@ -90,6 +95,10 @@ ROOM = RoomDetail(
     waiting_since=1.0,
 )
 
+CHAT = ChatMessage(
+    message_id="m1", channel="r_r1", sender_id="g-a", sender_name="Ann", text="hi", sent_at=1.0
+)
+
 CLIENT_MESSAGES: list[BaseModel] = [
     Hello(id=1, type="hello", token="t"),
     Ping(id="p", type="ping"),
@@ -97,9 +106,12 @@ CLIENT_MESSAGES: list[BaseModel] = [
     TableWatch(id=3, type="table.watch", table="t1", since=4),
     TableUnwatch(id=4, type="table.unwatch", table="t1"),
     TableCmd(id=5, type="table.cmd", table="t1", command=Roll(), expected_version=3),
-    ChatWatch(id=6, type="chat.watch", room="r1"),
-    ChatUnwatch(id=7, type="chat.unwatch", room="r1"),
-    ChatPost(id=8, type="chat.post", room="r1", text="hi"),
+    ChatWatch(id=6, type="chat.watch", channel="r_r1"),
+    ChatUnwatch(id=7, type="chat.unwatch", channel="r_r1"),
+    ChatPost(id=8, type="chat.post", channel="r_r1", text="hi"),
+    ChatPost(id=9, type="chat.post", channel="t_t1", sticker="gg"),
+    ChatMuteRequest(id=10, type="chat.mute", target="g-b", muted=False),
+    ChatReportRequest(id=11, type="chat.report", channel="lobby", message_id="m1", reason="rude"),
 ]
 
 SERVER_MESSAGES: list[BaseModel] = [
@@ -110,10 +122,12 @@ SERVER_MESSAGES: list[BaseModel] = [
         data=TableWatchResult(table="t1", seat=0, spectator=False, seq=4, replayed=2),
     ),
     OkReply(id=4, data=TableCmdResult(seq=5, version=5, events=2)),
-    OkReply(id=5, data=ChatWatchResult(room="r1")),
+    OkReply(id=5, data=ChatWatchResult(channel="r_r1", messages=[CHAT], may_post=True)),
     OkReply(id=6, data=Empty()),
     OkReply(id=7, data=LobbyResult(room=ROOM, invite_code="abc")),
-    OkReply(id=8, data=ChatPostResult.model_validate({"message_id": "m1"})),
+    OkReply(id=8, data=ChatPostResult(message=CHAT)),
+    OkReply(id=9, data=ChatMutesResult(muted=["g-b"])),
+    OkReply(id=10, data=ChatReportResult(report_id="r1")),
     ErrorReply(id=None, error=ErrorBody(code="request/malformed_json", message="no")),
     TableStatePush(
         table="t1",
@@ -140,7 +154,7 @@ SERVER_MESSAGES: list[BaseModel] = [
     TableEventsPush(table="t1", seq=2, events=EVENTS, at=1.0),
     LobbyEventPush(event=LobbyEvent(type="room_changed", room_id="r1", room=ROOM)),
     LobbyRoomsPush(upserted=[ROOM.summary()], removed=["r2"]),
-    ChatMessagePush(room="r1", message={"text": "hi"}),
+    ChatMessagePush(channel="r_r1", message=CHAT),
 ]
 
 

@@ -80,7 +80,7 @@ async def test_oversized_message_is_refused_and_the_socket_stays_open(nats_url: 
     async with serve_gateway(gateway_settings(nats_url, max_message_bytes=1000)) as gw:
         token, _ = await gw.sign_in()
         client = await gw.client(token)
-        reply = await client.request("chat.post", room="r1", text="x" * 2000)
+        reply = await client.request("chat.post", channel="r_r1", text="x" * 2000)
         assert reply["error"]["code"] == "request/invalid"
         assert "larger than 1000 bytes" in reply["error"]["message"]
         assert (await client.request("ping"))["ok"] is True
@@ -380,28 +380,6 @@ async def test_watching_an_unknown_table_is_a_clear_error(gateway: RunningGatewa
     reply = await client.request("table.watch", table="nope")
     assert reply["ok"] is False and reply["error"]["code"] == "service/unavailable"
     assert (await client.request("ping"))["ok"] is True
-
-
-async def test_chat_messages_of_a_watched_room_are_pushed(gateway: RunningGateway) -> None:
-    token, _ = await gateway.sign_in()
-    client = await gateway.client(token)
-    assert (await client.request("chat.watch", room="r1"))["ok"]
-    await gateway.nc.publish(subjects.chat_messages("r2"), b'{"text": "elsewhere"}')
-    await gateway.nc.publish(subjects.chat_messages("r1"), b'{"text": "hello"}')
-    push = await client.push("chat.message")
-    assert push["room"] == "r1" and push["message"] == {"text": "hello"}
-    assert (await client.request("chat.unwatch", room="r1"))["ok"]
-    await gateway.nc.publish(subjects.chat_messages("r1"), b'{"text": "gone"}')
-    assert (await client.request("ping"))["ok"]
-    assert not [p for p in client.pushes if p["type"] == "chat.message"]
-
-
-async def test_chat_post_without_a_chat_service_is_a_clear_error(gateway: RunningGateway) -> None:
-    token, _ = await gateway.sign_in()
-    client = await gateway.client(token)
-    reply = await client.request("chat.post", room="r1", text="hi")
-    assert reply["error"]["code"] == "service/unavailable"
-    assert "chat service" in reply["error"]["message"]
 
 
 async def test_an_expired_token_is_refused_on_the_socket(gateway: RunningGateway) -> None:

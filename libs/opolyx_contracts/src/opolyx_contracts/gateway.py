@@ -17,20 +17,31 @@ Gateway -> client pushes (`Push`, no id):
   ``table.state``.
 - ``lobby.rooms``: changes of the public room list (folded over ~100 ms), to every
   signed-in socket; ``lobby.event``: a change of a room the player is or was in.
-- ``chat.message``: a message in a watched chat room.
+- ``chat.message``: a live message in a watched chat channel (after the history the
+  ``chat.watch`` reply carried), unless the player muted its sender.
 
 The player's identity always comes from the token, never from a message.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, TypeAdapter, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    TypeAdapter,
+    ValidationInfo,
+    field_validator,
+)
 
+from opolyx_contracts.chat import MAX_HISTORY, MAX_MUTES, MAX_TEXT_CHARS, ChatMessage
 from opolyx_contracts.errors import ErrorBody
 from opolyx_contracts.game import GameCommand, Timeout
 from opolyx_contracts.lobby import LobbyEvent, LobbyReply, RoomDetail, RoomSummary, RunningGame
+from opolyx_contracts.progression import PublicProfile
 from opolyx_contracts.table import EventRecord, PendingDecision, PublicView, TableUpdate
 
 __all__ = [
@@ -39,8 +50,12 @@ __all__ = [
     "LOBBY_ACTIONS",
     "PUSH_TYPES",
     "ChatMessagePush",
+    "ChatMuteRequest",
+    "ChatMutesResult",
     "ChatPost",
     "ChatPostResult",
+    "ChatReportRequest",
+    "ChatReportResult",
     "ChatUnwatch",
     "ChatWatch",
     "ChatWatchResult",
@@ -57,6 +72,7 @@ __all__ = [
     "Ping",
     "PingResult",
     "PlayerInfo",
+    "PlayerPage",
     "Push",
     "Reply",
     "ReplyResult",
@@ -81,10 +97,13 @@ GATEWAY_PROTOCOL = 2
 ``table.update`` push; ``table.state`` lists every pending decision instead of one
 seat's ``legal``)."""
 
-CHAT_TEXT_LIMIT = 500
-"""Longest chat message, in characters."""
+CHAT_TEXT_LIMIT = MAX_TEXT_CHARS
+"""Longest chat message, in characters (the chat contract's bound; the chat service may be
+configured lower and then refuses with ``chat/too_long``)."""
 
 _ID = r"^[A-Za-z0-9_-]{1,128}$"
+_CHANNEL = r"^(lobby|[rts]_[A-Za-z0-9_-]{1,120})$"
+"""A chat channel token (`opolyx_contracts.chat.channel_token`)."""
 MessageId = Annotated[str, Strict(), Field(max_length=128)] | Annotated[int, Strict()]
 
 LobbyAction = Literal[
@@ -185,21 +204,52 @@ class TableTradePreview(_Client):
 
 
 class ChatWatch(_Client):
-    """Receive the chat messages of a room (``chat.message`` pushes)."""
+    """Join a chat channel (`opolyx_contracts.chat.channel_token`: ``lobby``, ``r_<room>``,
+    ``t_<table>``, ``s_<table>``): the reply carries the recent history, then the channel's
+    live messages follow as ``chat.message`` pushes (none missed, none twice)."""
 
     type: Literal["chat.watch"]
-    room: str = Field(pattern=_ID)
+    channel: str = Field(pattern=_CHANNEL)
 
 
 class ChatUnwatch(_Client):
     type: Literal["chat.unwatch"]
-    room: str = Field(pattern=_ID)
+    channel: str = Field(pattern=_CHANNEL)
 
 
 class ChatPost(_Client):
+    """A text or a sticker (`opolyx_contracts.chat.STICKERS`), exactly one of them; the chat
+    service's refusals (``chat/rate_limited``, ``chat/too_long``, ``chat/blocked_word``,
+    ``chat/not_member``...) come back as the reply's error, code unchanged."""
+
     type: Literal["chat.post"]
-    room: str = Field(pattern=_ID)
-    text: str = Field(min_length=1, max_length=CHAT_TEXT_LIMIT)
+    channel: str = Field(pattern=_CHANNEL)
+    text: str | None = Field(default=None, min_length=1, max_length=CHAT_TEXT_LIMIT)
+    sticker: str | None = Field(default=None, max_length=32, validate_default=True)
+
+    @field_validator("sticker")
+    @classmethod
+    def _text_or_sticker(cls, sticker: str | None, info: ValidationInfo) -> str | None:
+        if (info.data.get("text") is None) == (sticker is None):
+            raise ValueError("a post has either a text or a sticker")
+        return sticker
+
+
+class ChatMuteRequest(_Client):
+    """Mute (or, with ``muted: false``, unmute) another player's chat, remembered."""
+
+    type: Literal["chat.mute"]
+    target: str = Field(pattern=_ID)
+    muted: bool = True
+
+
+class ChatReportRequest(_Client):
+    """Report a message to the operators (stored with what was said before it)."""
+
+    type: Literal["chat.report"]
+    channel: str = Field(pattern=_CHANNEL)
+    message_id: str = Field(min_length=1, max_length=64)
+    reason: str = Field(default="", max_length=300)
 
 
 ClientMessage = Annotated[
@@ -212,7 +262,9 @@ ClientMessage = Annotated[
     | TableTradePreview
     | ChatWatch
     | ChatUnwatch
-    | ChatPost,
+    | ChatPost
+    | ChatMuteRequest
+    | ChatReportRequest,
     Field(discriminator="type"),
 ]
 
@@ -276,13 +328,26 @@ class TradePreviewResult(_Result):
 
 
 class ChatWatchResult(_Result):
-    room: str
+    channel: str
+    messages: list[ChatMessage] = Field(max_length=2 * MAX_HISTORY)
+    """The channel's recent history, oldest first, without the senders this player muted
+    (and any message that arrived while the history was read)."""
+    may_post: bool
+    """False for a spectator reading the players' channel."""
 
 
-class ChatPostResult(BaseModel):
-    """What the chat service answered (its own contract; passed through)."""
+class ChatPostResult(_Result):
+    message: ChatMessage
+    """The message as the chat service stored and delivered it."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+
+class ChatMutesResult(_Result):
+    muted: list[str] = Field(max_length=MAX_MUTES)
+    """Every player this player muted, after the change."""
+
+
+class ChatReportResult(_Result):
+    report_id: str
 
 
 class LobbyResult(_Result):
@@ -304,6 +369,15 @@ class LobbyResult(_Result):
         return cls.model_construct(**{name: getattr(reply, name) for name in cls.model_fields})
 
 
+class PlayerPage(_Result):
+    """``GET /api/players/{id}``: a player's name and public progression."""
+
+    player_id: str
+    name: str | None
+    progression: PublicProfile | None
+    """None when the progression service does not run or has never seen the player."""
+
+
 ReplyResult = Annotated[
     HelloResult
     | PingResult
@@ -311,13 +385,15 @@ ReplyResult = Annotated[
     | TableCmdResult
     | TradePreviewResult
     | ChatWatchResult
+    | ChatPostResult
+    | ChatMutesResult
+    | ChatReportResult
     | Empty
-    | LobbyResult
-    | ChatPostResult,
+    | LobbyResult,
     Field(union_mode="left_to_right"),
 ]
 """A reply names no request type: a reader tries the results in this order (the open
-lobby and chat results last)."""
+lobby result last)."""
 
 
 class OkReply(BaseModel):
@@ -408,9 +484,11 @@ class LobbyRoomsPush(_Push):
 
 
 class ChatMessagePush(_Push):
+    """A live message of a watched channel, not shown to a player who muted its sender."""
+
     type: Literal["chat.message"] = "chat.message"
-    room: str
-    message: dict[str, Any]
+    channel: str
+    message: ChatMessage
 
 
 _PUSHES = (

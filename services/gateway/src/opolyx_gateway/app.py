@@ -19,7 +19,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 from opolyx_contracts.errors import UNAVAILABLE
-from opolyx_contracts.gateway import LobbyRequest, LobbyResult
+from opolyx_contracts.gateway import LobbyRequest, LobbyResult, PlayerPage
 from opolyx_service.connection import connect_nats, ensure_kv
 from opolyx_service.health import (
     LIVENESS_PATH,
@@ -46,6 +46,8 @@ from opolyx_gateway.constants import board_and_modes, client_constants, constant
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.hub import Hub
 from opolyx_gateway.metrics import GatewayMetrics
+from opolyx_gateway.presence import Presence
+from opolyx_gateway.progression_routes import progression_router
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
 from opolyx_gateway.upstream import Upstream
 from opolyx_gateway.ws import ClientSession, TokenBucket, websocket_endpoint
@@ -87,6 +89,7 @@ class Gateway:
     players: KeyValue | None
     sign_in_limit: AddressLimit
     metrics: GatewayMetrics
+    presence: Presence
     sessions: set[ClientSession] = field(default_factory=set)
 
 
@@ -170,7 +173,7 @@ async def player_profile(
     request: Request[Any, Any, Any],
     state: State,
     player_id: Annotated[str, Parameter(pattern=r"^[A-Za-z0-9_-]{1,128}$")],
-) -> dict[str, Any]:
+) -> PlayerPage:
     identity = _identity(request)
     gw = _gateway(state)
     name: str | None = identity.name if player_id == identity.player_id else None
@@ -180,10 +183,10 @@ async def player_profile(
             name = entry.value.decode() if entry.value else None
         except KeyNotFoundError:
             name = None
-    progression = await gw.upstream.profile(player_id)
+    progression = await gw.upstream.public_profile(identity.player_id, player_id)
     if name is None and progression is None:
         raise GatewayError("player/not_found", f"no player {player_id} is known")
-    return {"player_id": player_id, "name": name, "progression": progression}
+    return PlayerPage(player_id=player_id, name=name, progression=progression)
 
 
 @get("/api/board", tags=["game"], summary="The board and the modes (names, prices, rents)")
@@ -267,7 +270,9 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
             players,
             AddressLimit(options.sign_ins_per_minute),
             metrics_,
+            Presence(upstream),
         )
+        gw.presence.start()
         metrics_.watch(gw.sessions, hub.feeds)
         app.state.gateway = gw
         log.info("gateway_connected")
@@ -300,6 +305,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
                 for session in list(gw.sessions):
                     session.close(1001, "server shutting down")
                 try:
+                    await gw.presence.stop()
                     await gw.hub.stop()
                     await gw.nc.drain()
                 except Exception as exc:  # NATS already gone: nothing left to flush
@@ -312,6 +318,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
             whoami,
             list_rooms,
             player_profile,
+            progression_router,
             board_data,
             client_constants_module,
             live,

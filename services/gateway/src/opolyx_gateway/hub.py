@@ -4,7 +4,7 @@ One `TableFeed` per watched table (one subscription to its updates, shared by ev
 of this gateway watching it); one subscription to the public room events, folded every
 `ROOMS_PUSH_INTERVAL` into one ``lobby.rooms`` delta for every signed-in client; one to the
 member events of every player (routed to that player's sockets as ``lobby.event``); one per
-watched chat room. Every push is encoded once for all its receivers.
+watched chat channel (`ChatChannels`). Every push is encoded once for all its receivers.
 """
 
 from __future__ import annotations
@@ -18,14 +18,7 @@ from nats.aio.subscription import Subscription
 from nats.js.api import DeliverPolicy
 from nats.js.client import JetStreamContext
 from opolyx_contracts import subjects
-from opolyx_contracts.envelope import parse_json_object
-from opolyx_contracts.errors import ContractError
-from opolyx_contracts.gateway import (
-    ChatMessagePush,
-    LobbyEventPush,
-    LobbyRoomsPush,
-    TableWatchResult,
-)
+from opolyx_contracts.gateway import LobbyEventPush, LobbyRoomsPush, TableWatchResult
 from opolyx_contracts.lobby import (
     LOBBY_MEMBER_EVENTS_WILDCARD,
     LobbyEvent,
@@ -35,6 +28,7 @@ from opolyx_contracts.lobby import (
 from opolyx_contracts.table import TableEvents
 from pydantic import ValidationError
 
+from opolyx_gateway.chat_channels import ChatChannels
 from opolyx_gateway.feed import Sink, TableFeed
 from opolyx_gateway.upstream import Upstream
 
@@ -62,8 +56,7 @@ class Hub:
         self._lobby_subs: list[Subscription] = []
         self._room_events: list[LobbyEvent] = []
         self._rooms_flush: asyncio.TimerHandle | None = None
-        self.chat_sinks: dict[str, set[Sink]] = {}
-        self._chat_subs: dict[str, Subscription] = {}
+        self.chat = ChatChannels(nc, upstream)
 
     async def start(self) -> None:
         self._lobby_subs = [
@@ -76,9 +69,7 @@ class Hub:
     async def stop(self) -> None:
         for feed in list(self.feeds.values()):
             await feed.close()
-        for sub in self._chat_subs.values():
-            await sub.unsubscribe()
-        self._chat_subs.clear()
+        await self.chat.stop()
         for sub in self._lobby_subs:
             await sub.unsubscribe()
         if self._rooms_flush is not None:
@@ -131,40 +122,6 @@ class Hub:
         text = LobbyEventPush(event=event).model_dump_json()
         for sink in list(sinks):
             sink.push(text)
-
-    # ------------------------------------------------------------- chat
-
-    async def watch_chat(self, sink: Sink, room: str) -> None:
-        """Push the chat messages of ``room`` (one shared subscription per room)."""
-        sinks = self.chat_sinks.setdefault(room, set())
-        sinks.add(sink)
-        if room not in self._chat_subs:
-
-            async def relay(msg: Msg) -> None:
-                try:
-                    message = parse_json_object(msg.data)
-                except ContractError:
-                    log.warning("unreadable chat message in %s", room)
-                    return
-                text = ChatMessagePush(room=room, message=message).model_dump_json()
-                for target in list(self.chat_sinks.get(room, ())):
-                    target.push(text)
-
-            self._chat_subs[room] = await self.nc.subscribe(subjects.chat_messages(room), cb=relay)
-            # the subscription is live on the server before the client hears "ok"
-            await asyncio.sleep(0)
-            await self.nc.flush()
-
-    async def unwatch_chat(self, sink: Sink, room: str) -> None:
-        sinks = self.chat_sinks.get(room)
-        if sinks is None:
-            return
-        sinks.discard(sink)
-        if not sinks:
-            del self.chat_sinks[room]
-            sub = self._chat_subs.pop(room, None)
-            if sub is not None:
-                await sub.unsubscribe()
 
     # ------------------------------------------------------------- tables
     def _feed(self, table_id: str) -> TableFeed:

@@ -12,20 +12,30 @@ span creation and header injection cost about 29 us a message on this path for n
 from __future__ import annotations
 
 import asyncio
-import json
+import functools
 import random
 import time
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import nats.errors
 from nats.aio.client import Client as NatsClient
 from opentelemetry import trace
 from opolyx_contracts import subjects
-from opolyx_contracts.chat import ChatPost
-from opolyx_contracts.envelope import CONTRACT_VERSION
+from opolyx_contracts.chat import (
+    ChatHistory,
+    ChatHistoryRequest,
+    ChatMute,
+    ChatMutes,
+    ChatMutesQuery,
+    ChatPost,
+    ChatPosted,
+    ChatReport,
+    ChatReported,
+)
 from opolyx_contracts.envelope import ErrorReply as UpstreamError
+from opolyx_contracts.envelope import encode
 from opolyx_contracts.errors import BUSY, NOT_OWNER, UNAVAILABLE
 from opolyx_contracts.game import GameCommand
 from opolyx_contracts.gateway import (
@@ -36,6 +46,13 @@ from opolyx_contracts.gateway import (
     TradePreviewResult,
 )
 from opolyx_contracts.lobby import LobbyCommand, LobbyReply
+from opolyx_contracts.progression import (
+    PUBLIC_PROFILE,
+    UNKNOWN_PLAYER,
+    PublicProfile,
+    PublicProfileRequest,
+)
+from opolyx_contracts.subjects import CHAT_MUTE, CHAT_MUTES, CHAT_REPORT
 from opolyx_contracts.table import (
     CommandAccepted,
     TableCommand,
@@ -45,7 +62,7 @@ from opolyx_contracts.table import (
     ViewRequest,
 )
 from opolyx_service.telemetry import inject_headers
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from opolyx_gateway.errors import GatewayError
 
@@ -72,20 +89,16 @@ _preview_reply: TypeAdapter[TradePreview | UpstreamError] = TypeAdapter(
 )
 
 
-def _reply_dict(data: bytes, what: str) -> dict[str, Any]:
-    try:
-        reply = json.loads(data)
-    except ValueError:
-        raise GatewayError(BAD_REPLY, f"the {what} sent an unreadable reply") from None
-    if not isinstance(reply, dict):
-        raise GatewayError(BAD_REPLY, f"the {what} sent an unreadable reply")
-    if reply.get("ok") is False:
-        error = reply.get("error") or {}
-        raise GatewayError(
-            str(error.get("code", "upstream/error")),
-            str(error.get("message", f"the {what} refused the request")),
-        )
-    return {k: v for k, v in reply.items() if k not in ("v", "ok")}
+CHAT = "chat service"
+PROGRESSION = "progression service"
+R = TypeVar("R", bound=BaseModel)
+
+
+@functools.cache
+def _reply_adapter(reply: type[BaseModel]) -> TypeAdapter[Any]:
+    """`reply` or an `ErrorReply`, told apart by ``ok`` (one adapter per reply model)."""
+    union: Any = Annotated[reply | UpstreamError, Field(discriminator="ok")]
+    return TypeAdapter(union)
 
 
 class Upstream:
@@ -225,26 +238,60 @@ class Upstream:
             raise GatewayError(reply.error.code, reply.error.message)
         return LobbyResult.of(reply)
 
-    async def chat_post(self, room: str, player_id: str, name: str, text: str) -> dict[str, Any]:
-        """A `ChatPost` as the token's player; the chat service's reply without its envelope."""
-        body = ChatPost(player_id=player_id, name=name, text=text).model_dump_json()
-        data = await self._request(
-            subjects.chat_post(room), body.encode(), "chat service", self.timeout
-        )
-        return _reply_dict(data, "chat service")
-
-    async def profile(self, player_id: str) -> dict[str, Any] | None:
-        """The progression service's profile of a player, or None when it does not run."""
-        body = {"v": CONTRACT_VERSION, "player_id": player_id}
+    async def ask(
+        self, subject: str, request: BaseModel, reply: type[R], what: str, *, timeout: float = 0
+    ) -> R:
+        """One request to a service that answers `reply` or an `ErrorReply`; a refusal is
+        raised as a `GatewayError` with the service's own code, unchanged."""
+        data = await self._request(subject, encode(request), what, timeout or self.timeout)
         try:
-            data = await self._request(
-                subjects.progression("profile"),
-                json.dumps(body).encode(),
-                "progression service",
-                self.timeout,
-            )
+            answer = _reply_adapter(reply).validate_json(data)
+        except ValidationError:
+            raise GatewayError(BAD_REPLY, f"the {what} sent an unreadable reply") from None
+        if isinstance(answer, UpstreamError):
+            raise GatewayError(answer.error.code, answer.error.message)
+        if not isinstance(answer, reply):
+            raise GatewayError(BAD_REPLY, f"the {what} sent an unreadable reply")
+        return answer
+
+    async def chat_post(
+        self, channel: str, player_id: str, name: str, text: str | None, sticker: str | None
+    ) -> ChatPosted:
+        """A `ChatPost` as the token's player."""
+        post = ChatPost(player_id=player_id, name=name, text=text, sticker=sticker)
+        return await self.ask(subjects.chat_post(channel), post, ChatPosted, CHAT)
+
+    async def chat_history(self, channel: str, player_id: str) -> ChatHistory:
+        """Join a channel: its recent history for this player, or `chat/not_member`."""
+        request = ChatHistoryRequest(player_id=player_id)
+        return await self.ask(subjects.chat_history(channel), request, ChatHistory, CHAT)
+
+    async def chat_mutes(self, player_id: str) -> ChatMutes:
+        return await self.ask(CHAT_MUTES, ChatMutesQuery(player_id=player_id), ChatMutes, CHAT)
+
+    async def chat_mute(self, player_id: str, target: str, muted: bool) -> ChatMutes:
+        request = ChatMute(player_id=player_id, target=target, muted=muted)
+        return await self.ask(CHAT_MUTE, request, ChatMutes, CHAT)
+
+    async def chat_report(
+        self, player_id: str, channel: str, message_id: str, reason: str
+    ) -> ChatReported:
+        request = ChatReport(
+            player_id=player_id, channel=channel, message_id=message_id, reason=reason
+        )
+        return await self.ask(CHAT_REPORT, request, ChatReported, CHAT)
+
+    async def progression(self, subject: str, request: BaseModel, reply: type[R]) -> R:
+        """A progression query (`opolyx_contracts.progression`) for the token's player."""
+        return await self.ask(subject, request, reply, PROGRESSION)
+
+    async def public_profile(self, asker: str, target: str) -> PublicProfile | None:
+        """A player's public progression profile, or None when the progression service does
+        not run or has never seen the player."""
+        request = PublicProfileRequest(player_id=asker, target_id=target)
+        try:
+            return await self.progression(PUBLIC_PROFILE, request, PublicProfile)
         except GatewayError as exc:
-            if exc.code == UNAVAILABLE:
+            if exc.code in (UNAVAILABLE, UNKNOWN_PLAYER):
                 return None
             raise
-        return _reply_dict(data, "progression service")

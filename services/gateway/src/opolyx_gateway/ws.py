@@ -24,11 +24,11 @@ from litestar.exceptions import WebSocketDisconnect
 from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON, ErrorBody
 from opolyx_contracts.gateway import (
     GATEWAY_PROTOCOL,
+    ChatMuteRequest,
     ChatPost,
-    ChatPostResult,
+    ChatReportRequest,
     ChatUnwatch,
     ChatWatch,
-    ChatWatchResult,
     ClientMessage,
     Empty,
     ErrorReply,
@@ -174,10 +174,11 @@ class ClientSession:
             self.gw.sessions.discard(self)
             if self.identity is not None:
                 self.gw.hub.signed_out(self, self.identity.player_id)
+                self.gw.presence.disconnected(self.identity.player_id)
             for table in list(self.tables):
                 await self.gw.hub.unwatch(self, table)
-            for room in list(self.chat_rooms):
-                await self.gw.hub.unwatch_chat(self, room)
+            for channel in list(self.chat_rooms):
+                await self.gw.hub.chat.unwatch(self, channel)
             self.close(*(self.closing or (1000, "bye")))
             writer = self._writer
             if writer is not None:
@@ -314,24 +315,38 @@ class ClientSession:
                 await hub.unwatch(self, message.table)
                 return Empty()
             case ChatWatch():
-                self.chat_rooms.add(message.room)
-                await hub.watch_chat(self, message.room)
-                return ChatWatchResult(room=message.room)
+                self.chat_rooms.add(message.channel)
+                try:
+                    return await hub.chat.watch(self, identity.player_id, message.channel)
+                except BaseException:
+                    self.chat_rooms.discard(message.channel)
+                    raise
             case ChatUnwatch():
-                self.chat_rooms.discard(message.room)
-                await hub.unwatch_chat(self, message.room)
+                self.chat_rooms.discard(message.channel)
+                await hub.chat.unwatch(self, message.channel)
                 return Empty()
             case ChatPost():
-                posted = await upstream.chat_post(
-                    message.room, identity.player_id, identity.name, message.text
+                return await hub.chat.post(
+                    identity.player_id,
+                    identity.name,
+                    message.channel,
+                    message.text,
+                    message.sticker,
                 )
-                return ChatPostResult.model_validate(posted)
+            case ChatMuteRequest():
+                return await hub.chat.mute(identity.player_id, message.target, message.muted)
+            case ChatReportRequest():
+                return await hub.chat.report(
+                    identity.player_id, message.channel, message.message_id, message.reason
+                )
         raise GatewayError(BAD_REQUEST, "unsupported message")  # pragma: no cover
 
     def _hello(self, message: Hello) -> HelloResult:
         identity = self.gw.signer.verify(message.token)
         if self.identity is not None and self.identity.player_id != identity.player_id:
             raise AuthError(AUTH_ALREADY_SIGNED_IN, "this socket already belongs to a player")
+        if self.identity is None:
+            self.gw.presence.connected(identity.player_id, identity.name)
         self.identity = identity
         self.gw.hub.signed_in(self, identity.player_id)
         return HelloResult(
