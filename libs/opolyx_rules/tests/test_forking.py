@@ -88,3 +88,18 @@ def test_an_impossible_or_malformed_position_is_refused(game: RecordedGame) -> N
     other_major = _turn_start(game, 10) | {"rules_version": "9.0"}
     with pytest.raises(RulesError, match="rules version"):
         fork_position(other_major, seed=1)
+
+
+def test_steps_are_turn_starts_and_the_end(game: RecordedGame) -> None:
+    from opolyx_rules.forking import position_at, step_bounds
+
+    events = [event_from_json(e) for e in game.events]
+    bounds = step_bounds(events, finished=True)
+    turns = sum(1 for e in game.events if e["type"] == "turn_started")
+    assert len(bounds) == turns + 2 and bounds[0] == 0 and bounds[-1] == len(events)
+    assert position_at(game.initial, events, 0, finished=True) == game.initial
+    assert position_at(game.initial, events, len(bounds) - 1, finished=True).finished
+    middle = position_at(game.initial, events, 5, finished=True)
+    assert isinstance(middle.pending, RollPending) and middle.dice is None
+    with pytest.raises(RulesError, match="not"):
+        position_at(game.initial, events, len(bounds), finished=True)

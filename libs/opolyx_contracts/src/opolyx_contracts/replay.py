@@ -28,6 +28,7 @@ __all__ = [
     "Auction",
     "ForkRequest",
     "ForkResult",
+    "ForkSource",
     "GameAnalytics",
     "Highlights",
     "PastGame",
@@ -189,6 +190,13 @@ class ReplayFile(_Frozen):
     initial: dict[str, Any]
     """The public view at game time 0 (as the game's `table_created` event published it)."""
     batches: list[ReplayBatch]
+
+
+class ForkSource(_Frozen):
+    """Where a forked game starts: a step of a finished game (`CreateTable.fork`)."""
+
+    table_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,128}$")
+    step: int = Field(ge=0, le=1_000_000)
 
 
 class ForkRequest(_Frozen):

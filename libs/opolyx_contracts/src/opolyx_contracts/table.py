@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from opolyx_contracts.envelope import Message, OkReply
 from opolyx_contracts.errors import ErrorBody
 from opolyx_contracts.game import GameCommand, GameEvent, SeatView, SquareView
+from opolyx_contracts.replay import ForkSource
 
 __all__ = [
     "MAX_COMMAND_BYTES",
@@ -108,6 +109,9 @@ class CreateTable(Message):
     """When a seated human's connection drops, a bot plays the seat once the grace period
     is over, until the player is back. False: plain R16 (the seat's turns run out and two
     missed turns resign it). A player may switch autopilot on for themselves either way."""
+    fork: ForkSource | None = None
+    """Continue another finished game from one of its steps ("play from here"): the table
+    rebuilds that position from the stored game, with a seed of its own; a practice game."""
 
 
 class TableCreated(OkReply):
@@ -296,6 +300,11 @@ class TableCreatedEvent(BaseModel):
     state: PublicView
     autopilot: bool = True
     """The room's choice: a bot plays a dropped player's seat after the grace period."""
+    practice: bool = False
+    """A practice game (forked from a replay): it earns no XP."""
+    forked_from: str | None = None
+    """The table whose position this game continues (its step: `forked_step`)."""
+    forked_step: int | None = None
 
 
 AutopilotReason: TypeAlias = Literal["away", "chosen", "back", "released"]
@@ -498,6 +507,8 @@ class GameFinished(Message):
     payload limit. Read the messages `events` names instead."""
     last_seq: int
     finished_at: float
+    practice: bool = False
+    """A practice game (forked from a replay): progression pays no XP for it."""
 
 
 class SeatOut(Message):

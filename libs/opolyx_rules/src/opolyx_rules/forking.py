@@ -1,4 +1,10 @@
-"""A new game from a position of another ("play from here" in a replay).
+"""Steps of a game and a new game from one of them ("play from here" in a replay).
+
+A game's **steps** are the positions at the start of each turn: step 0 is the game's
+first state, step k the state right after its k-th ``turn_started`` event, and, once the
+game is over, a last step for its final state. The replay timeline (gateway) and a fork
+(table service) both count steps with ``step_bounds``, so a step names the same moment
+in both.
 
 The position is a public view (``public_view``) taken at the start of a turn: nothing
 secret is in it, so the new game gets a seed of its own (a fresh commitment, a generator
@@ -9,11 +15,12 @@ is the position's, checked like a scenario's set-up.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .engine import seed_commitment
+from .engine import replay, seed_commitment
 from .errors import RulesError, StateVersionError
+from .events import Event, TurnStarted
 from .jsonio import state_from_json
 from .rng import seed_state
 
@@ -21,7 +28,29 @@ from .rng import seed_state
 from .scenario import _check_possible as check_possible
 from .state import RollPending, Script, State, with_fields
 
-__all__ = ["fork_position"]
+__all__ = ["fork_position", "position_at", "step_bounds"]
+
+
+def step_bounds(events: Sequence[Event], *, finished: bool) -> list[int]:
+    """For each step, how many of ``events`` come before it: ``[0, i1 + 1, i2 + 1, ...]``
+    for the ``turn_started`` events at ``i1, i2, ...``, then ``len(events)`` for the
+    final position when the game is ``finished``."""
+    bounds = [0]
+    for index, event in enumerate(events):
+        if type(event) is TurnStarted:
+            bounds.append(index + 1)
+    if finished and bounds[-1] != len(events):
+        bounds.append(len(events))
+    return bounds
+
+
+def position_at(initial: State, events: Sequence[Event], step: int, *, finished: bool) -> State:
+    """The state at ``step`` of the game that starts at ``initial``; ``RulesError``
+    ("setup/invalid") for a step the game does not have."""
+    bounds = step_bounds(events, finished=finished)
+    if not 0 <= step < len(bounds):
+        raise RulesError("setup/invalid", f"the game has steps 0 to {len(bounds) - 1}, not {step}")
+    return replay(initial, events[: bounds[step]])
 
 
 def fork_position(position: Mapping[str, Any], seed: int) -> State:

@@ -18,6 +18,13 @@ from typing import Any
 
 import opolyx_rules
 from opolyx_contracts.replay import ReplayBatch, ReplayFile, ReplaySeat
+from opolyx_contracts.table import (
+    CreatedSeat,
+    PublicView,
+    SeedRevealed,
+    TableCreatedEvent,
+    TableEvents,
+)
 from opolyx_rules import Command, State, awaiting, simple_policy
 
 from opolyx_testing.trading_policy import TradingPolicy
@@ -36,6 +43,60 @@ class RecordedGame:
     @property
     def events(self) -> list[dict[str, Any]]:
         return [event for _, _, events in self.batches for event in events]
+
+    def stored(self, table_id: str | None = None, started_at: float = 1.0e9) -> list[TableEvents]:
+        """The game as a table stores it in TABLE_EVENTS: `table_created`, one message per
+        command, `seed_revealed`."""
+        table_id = table_id or self.file.table_id
+        created = TableCreatedEvent(
+            mode=self.file.mode,
+            rules_version=self.file.rules_version,
+            room_id=None,
+            seats=[
+                CreatedSeat(seat=s.seat, player_id=s.player_id, bot=s.bot, name=s.name, boosts={})
+                for s in self.file.seats
+            ],
+            seed_commitment=self.file.seed_commitment,
+            started_at=started_at,
+            state=PublicView.model_validate(self.file.initial),
+        )
+        messages = [_message(table_id, "table", 1, [created.model_dump(mode="json")], None, 0.0)]
+        seq = 2
+        for command, at, events in self.batches:
+            messages.append(_message(table_id, "rules", seq, events, command, at))
+            seq += len(events)
+        revealed = SeedRevealed(seed=self.seed, seed_commitment=self.file.seed_commitment)
+        messages.append(
+            _message(table_id, "table", seq, [revealed.model_dump(mode="json")], None, 0.0)
+        )
+        return messages
+
+
+def _message(
+    table_id: str,
+    source: str,
+    first: int,
+    events: list[dict[str, Any]],
+    command: dict[str, Any] | None,
+    at: float,
+) -> TableEvents:
+    last = first + len(events) - 1
+    return TableEvents.model_validate(
+        {
+            "table_id": table_id,
+            "source": source,
+            "first_seq": first,
+            "last_seq": last,
+            "version": last,
+            "events": [
+                {"seq": first + i, "version": first + i, "event": e} for i, e in enumerate(events)
+            ],
+            "command_id": None if command is None else f"c{first}",
+            "command": command,
+            "command_at": None if command is None else at,
+            "at": 1.0e9 + at,
+        }
+    )
 
 
 def _plain(value: Any) -> Any:

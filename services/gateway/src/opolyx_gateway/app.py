@@ -46,6 +46,7 @@ from opolyx_gateway.constants import board_and_modes, client_constants, constant
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.hub import Hub
 from opolyx_gateway.metrics import GatewayMetrics
+from opolyx_gateway.replays import ROUTES as REPLAY_ROUTES
 from opolyx_gateway.presence import Presence
 from opolyx_gateway.progression_routes import progression_router
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
@@ -325,6 +326,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
             ready,
             metrics,
             websocket_endpoint,
+            *REPLAY_ROUTES,
             create_static_files_router(
                 path="/",
                 directories=[options.static_dir],

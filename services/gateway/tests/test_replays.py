@@ -1,0 +1,136 @@
+"""Replays over HTTP (issue 16): a finished game stored in TABLE_EVENTS on a real
+nats-server, read by the gateway as its own NATS role, rebuilt with the rules library."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from nats.aio.client import Client as NatsClient
+from opolyx_contracts import subjects
+from opolyx_contracts.table import TableEvents, event_message_id
+from opolyx_gateway.replays import PAGE_SIZE
+from opolyx_rules.fairness import verify_replay
+from opolyx_service.connection import ensure_stream
+from opolyx_testing.recorded_games import RecordedGame, record_game
+
+from .conftest import RunningGateway
+
+
+@pytest.fixture(scope="module")
+def blitz() -> RecordedGame:
+    return record_game("blitz", 3, 21, trading=True)
+
+
+async def _store(nc: NatsClient, table_id: str, messages: list[TableEvents]) -> None:
+    js = nc.jetstream()
+    await ensure_stream(js, subjects.TABLE_EVENTS_STREAM, [subjects.TABLE_EVENTS_SUBJECTS])
+    for message in messages:
+        await js.publish(
+            subjects.table_events(table_id),
+            message.model_dump_json().encode(),
+            headers={"Nats-Msg-Id": event_message_id(table_id, message.first_seq)},
+        )
+
+
+async def _all_steps(gateway: RunningGateway, table_id: str, steps: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for start in range(0, steps, PAGE_SIZE):
+        page = await gateway.http.get(f"/api/replays/{table_id}/steps", params={"start": start})
+        assert page.status_code == 200, page.text
+        out.extend(page.json()["steps"])
+    return out
+
+
+async def test_a_finished_game_replays_step_by_step_with_its_log_and_analytics(
+    gateway: RunningGateway, blitz: RecordedGame
+) -> None:
+    await _store(gateway.nc, "t-blitz", blitz.stored("t-blitz"))
+    summary = (await gateway.http.get("/api/replays/t-blitz")).json()
+    turns = sum(1 for e in blitz.events if e["type"] == "turn_started")
+    assert summary["steps"] == turns + 2 > PAGE_SIZE
+    assert summary["seed"] == blitz.seed
+    assert summary["seed_commitment"] == blitz.initial.seed_commitment
+    assert summary["rounds"] == blitz.final.round and summary["placement"] == list(
+        blitz.final.placement
+    )
+    timeline = summary["timeline"]
+    assert [m["step"] for m in timeline] == list(range(summary["steps"]))
+    assert timeline[-1]["end"] and not any(m["end"] for m in timeline[:-1])
+    assert summary["analytics"]["trades"], "the trading players' trades are in the ledger"
+
+    steps = await _all_steps(gateway, "t-blitz", summary["steps"])
+    assert [s["step"] for s in steps] == list(range(summary["steps"]))
+    assert steps[0]["state"] == blitz.file.initial
+    final = steps[-1]["state"]
+    assert final["finished"] and final["placement"] == list(blitz.final.placement)
+    assert [s["seat"] for s in steps[1:-1]] == [
+        e["seat"] for e in blitz.events if e["type"] == "turn_started"
+    ]
+    # The log of every step, in order, is the whole game; each step but the first starts
+    # right after a turn began.
+    assert [e for s in steps for e in s["events"]] == blitz.events
+    for step in steps[1:-1]:
+        assert step["state"]["pending"]["kind"] == "roll" and step["state"]["dice"] is None
+    # A page asked for by any step inside it is that page.
+    inside = await gateway.http.get("/api/replays/t-blitz/steps", params={"start": PAGE_SIZE + 3})
+    assert inside.json()["start"] == PAGE_SIZE
+
+
+async def test_the_replay_file_verifies_offline(
+    gateway: RunningGateway, blitz: RecordedGame
+) -> None:
+    await _store(gateway.nc, "t-file", blitz.stored("t-file"))
+    response = await gateway.http.get("/api/replays/t-file/file")
+    assert response.status_code == 200
+    assert 'filename="opolyx-t-file.json"' in response.headers["content-disposition"]
+    checks = verify_replay(response.json())
+    assert [c.name for c in checks if c.ok] == ["commitment", "dice", "start", "replay"]
+
+
+async def test_unknown_running_and_out_of_range_replays_are_refused(
+    gateway: RunningGateway, blitz: RecordedGame
+) -> None:
+    missing = await gateway.http.get("/api/replays/t-nothing")
+    assert missing.status_code == 404 and missing.json()["code"] == "replay/not_found"
+    running = blitz.stored("t-running")[:-1]  # no seed_revealed yet
+    await _store(gateway.nc, "t-running", running)
+    refused = await gateway.http.get("/api/replays/t-running")
+    assert refused.json()["code"] == "replay/not_finished"
+    await _store(gateway.nc, "t-range", blitz.stored("t-range"))
+    summary = (await gateway.http.get("/api/replays/t-range")).json()
+    beyond = await gateway.http.get(
+        "/api/replays/t-range/steps", params={"start": summary["steps"]}
+    )
+    assert beyond.json()["code"] == "replay/bad_step"
+    bad_id = await gateway.http.get("/api/replays/t.range")
+    assert bad_id.status_code in (400, 404)
+
+
+async def test_a_tampered_stored_event_is_refused_not_crashed(
+    gateway: RunningGateway, blitz: RecordedGame
+) -> None:
+    stored = blitz.stored("t-bad")
+    broken = json.loads(stored[5].model_dump_json())
+    broken["events"][0]["event"] = {"type": "no_such_event"}
+    js = gateway.nc.jetstream()
+    await ensure_stream(js, subjects.TABLE_EVENTS_STREAM, [subjects.TABLE_EVENTS_SUBJECTS])
+    for index, message in enumerate(stored):
+        body = json.dumps(broken).encode() if index == 5 else message.model_dump_json().encode()
+        await js.publish(subjects.table_events("t-bad"), body)
+    response = await gateway.http.get("/api/replays/t-bad")
+    assert response.status_code == 400 and response.json()["code"] == "replay/unreadable"
+    # The gateway still serves the next replay.
+    await _store(gateway.nc, "t-good", blitz.stored("t-good"))
+    assert (await gateway.http.get("/api/replays/t-good")).status_code == 200
+
+
+async def test_many_viewers_opening_at_once_get_one_build(
+    gateway: RunningGateway, blitz: RecordedGame
+) -> None:
+    await _store(gateway.nc, "t-crowd", blitz.stored("t-crowd"))
+    answers = await asyncio.gather(*(gateway.http.get("/api/replays/t-crowd") for _ in range(8)))
+    assert {a.status_code for a in answers} == {200}
+    assert len({a.content for a in answers}) == 1
