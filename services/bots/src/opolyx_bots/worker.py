@@ -48,6 +48,7 @@ from opolyx_service.settings import ServiceSettings
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from pydantic import BaseModel, Field
 
+from opolyx_bots.stickers import StickerPoster
 from opolyx_bots.strategy import choose
 from opolyx_bots.styles import get_style
 
@@ -123,6 +124,9 @@ class BotWorker:
         registry = registry or CollectorRegistry()
         self.broker = broker = create_broker(settings, registry)
         self.rng = random.Random()
+        self.stickers = StickerPoster(
+            lambda body, subject, timeout: broker.request(body, subject, timeout=timeout), self.rng
+        )
         self.decisions = Counter(
             "opolyx_bot_decisions", "Decisions sent, by outcome", ["outcome"], registry=registry
         )
@@ -169,6 +173,7 @@ class BotWorker:
 
     async def handle(self, request: DecisionRequest) -> str:
         """Decide and send; returns the outcome (for metrics and tests). Never raises."""
+        self.stickers.seen(request)  # now and then a sticker in the table's chat
         started = time.perf_counter()
         try:
             command = decide_for_request(request, self.rng)

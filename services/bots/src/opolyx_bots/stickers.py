@@ -1,0 +1,102 @@
+"""A bot's odd sticker in its table's chat: after a good auction or someone's bankruptcy.
+
+The worker sees a game only through the decision requests of its bots, so moments are read
+from consecutive requests of one table: a player more out than last time is a bankruptcy;
+the square of the auction that was open last time now owned by this bot is a good auction.
+Now and then (`CHANCE`) the bot then asks chat (`BotSticker` on `CHAT_BOT_STICKER`) to post
+its persona's sticker for it; chat picks the sticker (`opolyx_contracts.chat.sticker_for`),
+checks the bot sits at the table and that the room did not turn bot stickers off.
+
+Posting is fire-and-forget: a refusal or a missing chat service costs the game nothing.
+The end of a game sends no decision request, so no `game_end` sticker comes from here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from opolyx_contracts.chat import BotOccasion, BotSticker
+from opolyx_contracts.envelope import encode
+from opolyx_contracts.subjects import CHAT_BOT_STICKER
+from opolyx_contracts.table import DecisionRequest
+from opolyx_service.logs import get_logger
+
+__all__ = ["CHANCE", "TABLES_REMEMBERED", "StickerMoments", "StickerPoster"]
+
+log = get_logger("opolyx.bots.stickers")
+
+CHANCE = 0.4
+"""How often a moment gets a sticker (not every bankruptcy: bots are not that chatty)."""
+TABLES_REMEMBERED = 2000
+"""Tables whose last request is kept (the oldest is forgotten first)."""
+TIMEOUT = 1.0
+
+
+@dataclass(frozen=True)
+class _Seen:
+    out_count: int
+    auction_square: int | None
+
+
+class StickerMoments:
+    """What each table's last decision request showed, and the moment a new one makes."""
+
+    def __init__(self, rng: random.Random, chance: float = CHANCE) -> None:
+        self.rng = rng
+        self.chance = chance
+        self.tables: OrderedDict[str, _Seen] = OrderedDict()
+
+    def moment(self, request: DecisionRequest) -> BotOccasion | None:
+        state = request.state
+        pending = state.pending or {}
+        now = _Seen(
+            out_count=state.out_count,
+            auction_square=pending.get("square") if pending.get("kind") == "auction" else None,
+        )
+        before = self.tables.pop(request.table_id, None)
+        self.tables[request.table_id] = now
+        if len(self.tables) > TABLES_REMEMBERED:
+            self.tables.popitem(last=False)
+        if before is None:
+            return None
+        occasion: BotOccasion | None = None
+        if now.out_count > before.out_count:
+            occasion = "bankruptcy"
+        elif before.auction_square is not None and now.auction_square != before.auction_square:
+            won = [s for s in state.squares if s["square"] == before.auction_square]
+            if won and won[0]["owner"] == request.seat:
+                occasion = "good_auction"
+        if occasion is None or self.rng.random() >= self.chance:
+            return None
+        return occasion
+
+
+Request = Callable[[bytes, str, float], Awaitable[object]]
+
+
+class StickerPoster:
+    """Sends the stickers `StickerMoments` finds, without waiting for them."""
+
+    def __init__(self, request: Request, rng: random.Random) -> None:
+        self.request = request
+        self.moments = StickerMoments(rng)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def seen(self, request: DecisionRequest) -> None:
+        occasion = self.moments.moment(request)
+        if occasion is None:
+            return
+        body = BotSticker(table_id=request.table_id, bot_id=request.player_id, occasion=occasion)
+        task = asyncio.create_task(self._post(body))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _post(self, body: BotSticker) -> None:
+        try:
+            await self.request(encode(body), CHAT_BOT_STICKER, TIMEOUT)
+        except Exception as exc:  # no chat service, or it refused: no sticker this time
+            log.debug("bot_sticker_not_posted", table=body.table_id, error=type(exc).__name__)
