@@ -232,7 +232,7 @@ def test_the_settings_models_accept_the_rendered_values(
         assert settings.nats.user == service
         assert settings.instance_id == f"pod-{service}"
         if isinstance(settings, TableSettings):
-            assert settings.table.partitions == 64 and settings.table.lease_ttl == 6
+            assert settings.table.partitions == 64 and settings.table.lease_ttl == 2
         if isinstance(settings, GatewaySettings):
             assert settings.gateway.active_key_id == "k2"
         if isinstance(settings, ProgressionSettings):
