@@ -20,9 +20,6 @@ function sideOf(square) {
   return "right";
 }
 
-// Squares with a short label of their kind rather than their name.
-const SHORT_KINDS = new Set(["start", "jail", "jackpot", "go_to_jail", "event"]);
-
 export class Board {
   constructor(root, squares, onPick) {
     this.root = root;
@@ -49,21 +46,21 @@ export class Board {
     }
   }
 
-  // The squares' names in the current language (and mode).
-  relabel(squareName) {
+  // The squares' labels in the current language (and mode).
+  relabel(squareLabel) {
     for (const sq of this.squares) {
       const cell = this.cells[sq.square];
-      cell.querySelector(".nm").textContent = SHORT_KINDS.has(sq.kind) ? t(`ui.board.${sq.kind}`) : squareName(sq.square);
+      cell.querySelector(".nm").textContent = squareLabel(sq.square);
       const pr = cell.querySelector(".pr");
       if (pr) pr.textContent = sq.price ? money(sq.price) : `−${money(sq.tax)}`;
     }
     this.labelled = true;
   }
 
-  render(state, names, targets, squareName) {
+  render(state, { names, targets, squareName, squareLabel }) {
     if (!this.labelled || this.mode !== state.mode) {
       this.mode = state.mode;
-      this.relabel(squareName);
+      this.relabel(squareLabel);
     }
     const owned = new Map(state.squares.map((p) => [p.square, p]));
     const current = state.seats[state.current_seat];
@@ -76,7 +73,8 @@ export class Board {
       cell.querySelector(".owner")?.remove();
       const label = [squareName(sq.square)];
       if (prop && prop.owner !== null) {
-        cell.append(h(`span.owner.c${prop.owner}`));
+        // the seat's number on a ringed badge: readable on any group colour
+        cell.append(h(`span.owner.c${prop.owner}`, { "aria-hidden": "true" }, String(prop.owner + 1)));
         label.push(t("ui.board.owned_by", { name: names(prop.owner) }));
       } else if (sq.price) {
         label.push(t("ui.board.for_sale", { price: money(sq.price) }));

@@ -14,11 +14,26 @@ export function seatName(seat, tb = store.table) {
 // Fortuna has names of its own; a catalogue may name squares per mode ("board.<mode>.<i>")
 // or for every mode ("board.all.<i>"); else the server's (English) name stands.
 export function squareName(square, mode = store.table?.view?.state?.mode) {
+  const sq = store.board[square];
+  if (sq && sq.kind === "jackpot" && store.modes[mode] && !store.modes[mode].jackpot_enabled) return t("board.no_jackpot");
   for (const key of [`board.${mode}.${square}`, `board.all.${square}`]) if (has(key)) return t(key);
   const fortuna = mode === "fortuna" ? FORTUNA_NAMES[String(square)] : null;
   if (fortuna) return fortuna;
-  const sq = store.board[square];
   return sq ? sq.name : t("ui.names.square", { number: square });
+}
+
+// Squares shown by their kind on the board (corners, event squares) rather than their name.
+const SHORT_KINDS = new Set(["start", "jail", "jackpot", "go_to_jail", "event"]);
+
+// The short label a square shows on the board: a mode's own name for it if the catalogue
+// has one, the kind's label for corners and events, else the square's name. Where a mode
+// has no Jackpot (Halal) its square 20 reads as a rest area.
+export function squareLabel(square, mode = store.table?.view?.state?.mode) {
+  if (has(`board.${mode}.${square}`)) return t(`board.${mode}.${square}`);
+  const sq = store.board[square];
+  if (!sq || !SHORT_KINDS.has(sq.kind)) return squareName(square, mode);
+  if (sq.kind === "jackpot" && store.modes[mode] && !store.modes[mode].jackpot_enabled) return t("ui.board.rest");
+  return t(`ui.board.${sq.kind}`);
 }
 
 export function modeName(mode) {

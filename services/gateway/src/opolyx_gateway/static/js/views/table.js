@@ -8,7 +8,7 @@ import { $, h, money } from "../dom.js";
 import { act, leaveTable } from "../actions.js";
 import { onLanguage, t } from "../i18n.js";
 import { describe } from "../log.js";
-import { seatName, squareName, winnerText } from "../names.js";
+import { seatName, squareLabel, squareName, winnerText } from "../names.js";
 import { can, legalOf, on, store, wall, worthOf } from "../store.js";
 import { openTradeDialog } from "../trade.js";
 import * as decision from "./decision.js";
@@ -25,7 +25,7 @@ function render() {
   const me = tb.seat;
   if (!boardView) boardView = new Board($("#board"), Object.values(store.board), pickSquare);
   const targets = new Set(legalOf(C.TELEPORT).map((c) => c.square));
-  boardView.render(state, seatName, targets, squareName);
+  boardView.render(state, { names: seatName, targets, squareName, squareLabel });
   renderPlayers(tb);
   renderDice(state);
   renderCard(tb);
@@ -77,8 +77,10 @@ function renderCard(tb) {
   card.textContent = tb.card ? t("ui.table.card_banner", { name: seatName(tb.card.seat), text: cardText(tb.card) }) : "";
 }
 
+// The card's text in the page's language (the deck is the same in every mode), else the
+// table's own text.
 export function cardText(card) {
-  const key = `cards.${store.table?.view?.state?.mode}.${card.card}`;
+  const key = `ui.cards.${card.card}`;
   const text = t(key);
   return text === key ? card.text : text;
 }
@@ -159,7 +161,7 @@ export function mount() {
     if (screen !== "table") dialogs.closeAll();
   });
   onLanguage(() => {
-    if (boardView) boardView.relabel(squareName);
+    if (boardView) boardView.relabel(squareLabel);
     render();
   });
   setInterval(tick, 250);
