@@ -29,10 +29,12 @@ from opolyx_contracts.subjects import (
     GAME_SEAT_OUT,
     LOBBY_CMD,
     LOBBY_EVENTS,
+    TABLE_BOT_COMMANDS_ANY,
     TABLE_COMMANDS_ANY,
     TABLE_CREATE,
     TABLE_EVENTS_SUBJECTS,
     TABLE_PARTITION_CREATE_ANY,
+    TABLE_SEATS_ANY,
     TABLE_VIEWS_ANY,
     progression,
     table_update_wildcard,
@@ -44,7 +46,14 @@ ROOT = Path(__file__).resolve().parents[2]
 # What each service receives and sends, spelled from the contract (not from the documents).
 EXPECTED: dict[str, dict[str, set[str]]] = {
     "table": {
-        "receive": {TABLE_CREATE, TABLE_PARTITION_CREATE_ANY, TABLE_COMMANDS_ANY, TABLE_VIEWS_ANY},
+        "receive": {
+            TABLE_CREATE,
+            TABLE_PARTITION_CREATE_ANY,
+            TABLE_COMMANDS_ANY,
+            TABLE_BOT_COMMANDS_ANY,
+            TABLE_SEATS_ANY,
+            TABLE_VIEWS_ANY,
+        },
         "send": {
             TABLE_EVENTS_SUBJECTS,
             table_update_wildcard(),
@@ -57,7 +66,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "receive": {LOBBY_CMD, GAME_FINISHED, GAME_SEAT_OUT},
         "send": {LOBBY_EVENTS, LOBBY_MEMBER_EVENTS_WILDCARD, TABLE_CREATE, progression("boosts")},
     },
-    "bots": {"receive": {BOTS_DECIDE}, "send": {TABLE_COMMANDS_ANY}},
+    "bots": {"receive": {BOTS_DECIDE}, "send": {TABLE_BOT_COMMANDS_ANY}},
     "gateway": {
         "receive": {
             table_update_wildcard(),
@@ -65,7 +74,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
             LOBBY_EVENTS,
             LOBBY_MEMBER_EVENTS_WILDCARD,
         },
-        "send": {TABLE_COMMANDS_ANY, TABLE_VIEWS_ANY, LOBBY_CMD},
+        "send": {TABLE_COMMANDS_ANY, TABLE_SEATS_ANY, TABLE_VIEWS_ANY, LOBBY_CMD},
     },
     "progression": {
         "receive": {GAME_FINISHED, progression("profile"), progression("boosts")},
@@ -137,7 +146,8 @@ def test_requests_the_service_answers_document_their_reply() -> None:
         for operation in document["operations"].values()
         if operation["action"] == "receive" and "reply" in operation
     ]
-    assert len(replies) == 4  # create, create in a partition, command, view
+    # create, create in a partition, player and bot commands, seat presence, view
+    assert len(replies) == 6
     messages = document["components"]["messages"]
     reply_payloads = {
         message["payload"]["$ref"].rsplit("/", 1)[-1]

@@ -72,7 +72,9 @@ def test_only_the_table_writes_table_events_games_and_the_table_buckets() -> Non
 
 
 def test_only_the_gateway_sends_player_and_lobby_commands_and_bots_only_table_commands() -> None:
-    assert who_may_publish(COMMAND) == {"gateway", "bots"}
+    assert who_may_publish(COMMAND) == {"gateway"}
+    assert who_may_publish(subjects.table_bot_command(TABLE_ID)) == {"bots"}
+    assert who_may_publish(subjects.table_seat(TABLE_ID)) == {"gateway"}
     assert who_may_publish(subjects.table_view(TABLE_ID)) == {"gateway"}
     assert who_may_publish(subjects.LOBBY_CMD) == {"gateway"}
     assert who_may_publish(subjects.chat_post("room1")) == {"gateway"}
@@ -84,7 +86,7 @@ def test_only_the_gateway_sends_player_and_lobby_commands_and_bots_only_table_co
     assert bots.may_publish(pull)
     assert not bots.may_publish(f"$JS.API.CONSUMER.MSG.NEXT.{subjects.GAMES_STREAM}.lobby")
     assert [s for s in bots.publish if not s.startswith(("_INBOX", "$JS"))] == [
-        subjects.TABLE_COMMANDS_ANY,
+        subjects.TABLE_BOT_COMMANDS_ANY,
         subjects.CHAT_BOT_STICKER,
     ]
 
@@ -100,6 +102,8 @@ def test_the_lobby_alone_creates_tables_and_speaks_for_rooms() -> None:
 
 def test_who_listens_where() -> None:
     assert who_may_subscribe(COMMAND) == {"table"}
+    assert who_may_subscribe(subjects.table_bot_command(TABLE_ID)) == {"table"}
+    assert who_may_subscribe(subjects.table_seat(TABLE_ID)) == {"table"}
     assert who_may_subscribe(subjects.TABLE_CREATE) == {"table"}
     assert who_may_subscribe(subjects.BOTS_DECIDE) == set()  # the bots' work queue takes it
     assert who_may_subscribe(subjects.LOBBY_CMD) == {"lobby"}

@@ -32,7 +32,7 @@ def request_for(state: State, seat: int, version: int) -> DecisionRequest:
         table_id="t-1",
         seat=seat,
         player_id="bot-esme",
-        command_subject="opolyx.table.3.t-1.cmd",
+        command_subject="opolyx.table.3.t-1.bot",
         command_id=f"t-1:{version}:{seat}",
         version=version,
         attempt=1,
@@ -49,7 +49,7 @@ async def answer_commands(nc: Client, received: list[dict[str, Any]]) -> None:
             json.dumps({"v": 1, "ok": True, "seq": 1, "version": 8, "events": 1}).encode()
         )
 
-    await nc.subscribe("opolyx.table.3.t-1.cmd", cb=table)
+    await nc.subscribe("opolyx.table.3.t-1.bot", cb=table)
     await nc.flush()
 
 

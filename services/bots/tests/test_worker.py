@@ -33,7 +33,7 @@ def request_for(state: State, seat: int, attempt: int = 1, version: int = 7) -> 
         table_id="t-1",
         seat=seat,
         player_id="bot-esme",
-        command_subject="opolyx.table.3.t-1.cmd",
+        command_subject="opolyx.table.3.t-1.bot",
         command_id=f"t-1:{version}:{seat}",
         version=version,
         attempt=attempt,
@@ -80,7 +80,7 @@ async def test_two_workers_share_the_queue_and_exactly_one_answers_each_request(
             json.dumps({"v": 1, "ok": True, "seq": 1, "version": 8, "events": 1}).encode()
         )
 
-    await nc.subscribe("opolyx.table.3.t-1.cmd", cb=table)
+    await nc.subscribe("opolyx.table.3.t-1.bot", cb=table)
     await nc.flush()
     await asyncio.sleep(0)
     await nc.flush()
@@ -127,7 +127,7 @@ async def test_a_malformed_request_is_dropped_and_the_worker_keeps_serving(
     try:
         # no table answers yet: the decision is made, sending it times out quietly
         assert await worker.handle(request_for(state, 0)) == "unanswered"
-        await nc.subscribe("opolyx.table.3.t-1.cmd", cb=table)
+        await nc.subscribe("opolyx.table.3.t-1.bot", cb=table)
         await nc.flush()
         await asyncio.sleep(0)
         await nc.flush()

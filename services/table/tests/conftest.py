@@ -37,7 +37,10 @@ async def start_table(nats_server: NatsServer) -> AsyncIterator[StartTable]:
 
     async def start(instance_id: str = "t1", **config: object) -> TableInstance:
         nc = await nats_server.connect("table", name=instance_id)
-        settings = TableConfig.model_validate({"lease_ttl": 2.0, "bot_reask": 1.0, **config})
+        # Bots are asked at once (no think time) unless a test sets `bot_pace`.
+        settings = TableConfig.model_validate(
+            {"lease_ttl": 2.0, "bot_reask": 1.0, "bot_pace": 0, **config}
+        )
         storage = await Storage.open(nc, lease_ttl=settings.lease_ttl)
 
         def connect_leases() -> Awaitable[Client]:

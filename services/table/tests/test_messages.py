@@ -59,7 +59,7 @@ def test_the_spliced_decision_request_is_the_request_model() -> None:
     body = messages.decision_request(table, seat, 2, change, 16)
     request = DecisionRequest.model_validate_json(body)
     assert request.seat == seat and request.attempt == 2 and request.version == 200
-    assert request.command_subject.endswith(".t-msg.cmd")
+    assert request.command_subject.endswith(".t-msg.bot"), "the bots answer on their own subject"
     assert [c.model_dump(mode="json") for c in request.legal] == [
         opolyx_rules.command_to_json(c) for c in opolyx_rules.legal_commands(table.state, seat)
     ]

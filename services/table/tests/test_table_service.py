@@ -18,7 +18,13 @@ import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts import game
-from opolyx_contracts.subjects import TABLE_CREATE, table_command, table_partition, table_update
+from opolyx_contracts.subjects import (
+    TABLE_CREATE,
+    table_bot_command,
+    table_command,
+    table_partition,
+    table_update,
+)
 from opolyx_contracts.table import SeatSpec, TableCommand, TableEvents, TableUpdate
 from opolyx_service import configure_tracing
 from opolyx_table.instance import TableInstance
@@ -223,13 +229,14 @@ async def test_nothing_players_receive_contains_the_seed_or_rng(
     await client_nc.flush()
     await client_nc.flush()
     created = await client.create("classic", [*_humans(1), *_bots(1)], seed=seed)
+    bots_subject = table_bot_command(created.table_id)
     view = await _current(client, created.table_id)
     for _ in range(12):
         seat = view["state"]["pending"]["seat"]
         legal = (await client.view(created.table_id, seat))["legal"]
         choice = next(c for c in legal if c["type"] not in ("resign", "bankrupt"))
-        player = "p0" if seat == 0 else "bot0"
-        await client.command(created.table_id, player, choice, uuid.uuid4().hex)
+        player, subject = ("p0", None) if seat == 0 else ("bot0", bots_subject)
+        await client.command(created.table_id, player, choice, uuid.uuid4().hex, subject=subject)
         view = await _current(client, created.table_id)
     await sub.unsubscribe()
     published = [b.model_dump_json() for b in await client.read_events(created.table_id)]

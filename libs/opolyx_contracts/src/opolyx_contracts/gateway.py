@@ -77,6 +77,8 @@ __all__ = [
     "Reply",
     "ReplyResult",
     "ServerMessage",
+    "TableAutopilot",
+    "TableAutopilotResult",
     "TableCmd",
     "TableCmdResult",
     "TableEventsPush",
@@ -153,6 +155,9 @@ class LobbyRequest(_Client):
     invite: str | None = Field(default=None, max_length=64)
     target: str | None = Field(default=None, max_length=128)
     """The member a kick or remove_bot is about (a bot's player id for add_bot/remove_bot)."""
+    autopilot: bool | None = None
+    """create: False for plain R16 (a dropped player's seat misses its turns), else a bot
+    plays a dropped player's seat after a grace period."""
 
 
 class TableWatch(_Client):
@@ -184,6 +189,14 @@ class TableCmd(_Client):
         if isinstance(command, Timeout):
             raise ValueError("timeouts are fired by the table, not sent by players")
         return command
+
+
+class TableAutopilot(_Client):
+    """Switch autopilot for the player's own seat: a bot plays it until switched off."""
+
+    type: Literal["table.autopilot"]
+    table: str = Field(pattern=_ID)
+    on: bool
 
 
 _Square = Annotated[int, Field(ge=0, le=39)]
@@ -260,6 +273,7 @@ ClientMessage = Annotated[
     | TableUnwatch
     | TableCmd
     | TableTradePreview
+    | TableAutopilot
     | ChatWatch
     | ChatUnwatch
     | ChatPost
@@ -312,6 +326,14 @@ class TableCmdResult(_Result):
     seq: int
     version: int
     events: int
+
+
+class TableAutopilotResult(_Result):
+    seat: int
+    autopilot: bool
+    """A bot plays the seat now."""
+    chosen: bool
+    """Switched on by the player (stays on while they are here)."""
 
 
 class TradePreviewResult(_Result):
@@ -384,6 +406,7 @@ ReplyResult = Annotated[
     | TableWatchResult
     | TableCmdResult
     | TradePreviewResult
+    | TableAutopilotResult
     | ChatWatchResult
     | ChatPostResult
     | ChatMutesResult
@@ -442,6 +465,8 @@ class TableStatePush(_Push):
     pending: list[PendingDecision]
     """The decisions the rules wait for, each with its seat's legal commands."""
     seats: list[TableSeat]
+    autopilot: list[int] = Field(default_factory=list)
+    """Seats a bot plays now for their away (or willing) player."""
     deadline_at: float | None
     """Wall-clock (Unix seconds) of the next deadline."""
     now: float

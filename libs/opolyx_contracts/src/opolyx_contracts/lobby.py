@@ -178,6 +178,9 @@ class LobbyCommand(Message):
     """create: seat count, 2-6 (team: 4 or 6)."""
     public: bool = True
     """create: listed publicly (and filled by bots after a wait) or private with an invite code."""
+    autopilot: bool = True
+    """create: a bot plays a dropped player's seat after a grace period until they are back
+    (False: plain R16, the seat misses its turns and is resigned)."""
     invite_code: str | None = Field(default=None, max_length=64)
     """join: the code of a private room."""
     bot_id: str | None = Field(default=None, max_length=128)
@@ -230,6 +233,8 @@ class RoomDetail(RoomSummary):
     created_at: float
     waiting_since: float
     """When the room last gained a human; bots take free seats after the lobby's wait."""
+    autopilot: bool = True
+    """A bot plays a dropped player's seat after a grace period (False: plain R16)."""
     table_id: str | None = None
     """The game's table once started."""
     starting_since: float | None = None

@@ -42,6 +42,7 @@ from opolyx_contracts.subjects import (
     LOBBY_MEMBER_EVENTS_ANY,
     PROGRESSION_ANY,
     ROOMS_BUCKET,
+    TABLE_BOT_COMMANDS_ANY,
     TABLE_COMMANDS_ANY,
     TABLE_CREATE,
     TABLE_EVENTS_STREAM,
@@ -49,6 +50,7 @@ from opolyx_contracts.subjects import (
     TABLE_LEASES_BUCKET,
     TABLE_PARTITION_CREATE_ANY,
     TABLE_PARTITIONS_ANY,
+    TABLE_SEATS_ANY,
     TABLE_TRADE_PREVIEWS_ANY,
     TABLE_VIEWS_ANY,
     TABLES_BUCKET,
@@ -251,6 +253,10 @@ GATEWAY = Role(
             "send player commands, read table views and trade previews",
             publish=(TABLE_COMMANDS_ANY, TABLE_VIEWS_ANY, TABLE_TRADE_PREVIEWS_ANY),
         ),
+        Grant(
+            "report seated players' presence and their autopilot switch",
+            publish=(TABLE_SEATS_ANY,),
+        ),
         Grant("send lobby commands", publish=(LOBBY_CMD,)),
         Grant("follow lobby events", subscribe=(LOBBY_EVENTS, LOBBY_MEMBER_EVENTS_ANY)),
         Grant("follow live table updates", subscribe=(table_update_wildcard(),))
@@ -286,7 +292,8 @@ LOBBY = Role(
 
 BOTS = Role(
     "bots",
-    "bot workers: take decision requests, send commands (the table checks they are for bot seats)",
+    "bot workers: take decision requests, send commands on the bots' own subject (the table "
+    "accepts them only for bot seats and seats on autopilot)",
     (
         _stream(
             f"take decision requests (work queue `{BOTS_DECISIONS_STREAM}`, durable pull "
@@ -294,7 +301,10 @@ BOTS = Role(
             BOTS_DECISIONS_STREAM,
             declare=True,
         ),
-        Grant("send commands for bot seats", publish=(TABLE_COMMANDS_ANY,)),
+        Grant(
+            "send commands for bot seats and seats on autopilot",
+            publish=(TABLE_BOT_COMMANDS_ANY,),
+        ),
         Grant("post a bot's sticker in its table's chat", publish=(CHAT_BOT_STICKER,)),
     ),
 )
@@ -408,10 +418,13 @@ def permissions_markdown() -> str:
     lines += [
         "## What NATS cannot check (the receiving service must)",
         "",
-        "- **Bots act only for bot seats.** The bots role may send commands to any table's",
-        "  command subject; NATS cannot see which seat a command is for. The table service must",
-        "  accept a command from a bot connection only for a bot seat (and from the gateway only",
-        "  for the seat of the player the gateway vouches for).",
+        "- **Bots act only for bot seats.** Bots send commands on a subject of their own",
+        "  (`opolyx.table.<p>.<table>.bot`), players' commands come from the gateway on",
+        "  `opolyx.table.<p>.<table>.cmd`, and NATS lets neither role send on the other's. NATS",
+        "  cannot see which seat a command is for: the table accepts a command on the bots'",
+        "  subject only for a bot seat or a seat on autopilot, and one on the players' subject",
+        "  only for the seat of the player the gateway vouches for, never for a bot seat",
+        "  (refused with a coded error, nothing changed).",
         "- **Identity.** Only the gateway may send player commands and lobby commands, so a",
         "  `player_id` on those subjects was set by the gateway; it is still the table's and the",
         "  lobby's job to check that player owns the seat or room it acts for.",

@@ -40,6 +40,7 @@ __all__ = [
     "PROGRESSION_ANY",
     "ROOMS_BUCKET",
     "TABLES_BUCKET",
+    "TABLE_BOT_COMMANDS_ANY",
     "TABLE_COMMANDS_ANY",
     "TABLE_CREATE",
     "TABLE_EVENTS_STREAM",
@@ -47,6 +48,7 @@ __all__ = [
     "TABLE_LEASES_BUCKET",
     "TABLE_PARTITIONS_ANY",
     "TABLE_PARTITION_CREATE_ANY",
+    "TABLE_SEATS_ANY",
     "TABLE_TRADE_PREVIEWS_ANY",
     "TABLE_VIEWS_ANY",
     "chat_history",
@@ -54,12 +56,14 @@ __all__ = [
     "chat_post",
     "is_valid_token",
     "progression",
+    "table_bot_command",
     "table_command",
     "table_command_wildcard",
     "table_events",
     "table_partition",
     "table_partition_create",
     "table_partition_subjects",
+    "table_seat",
     "table_trade_preview",
     "table_update",
     "table_update_wildcard",
@@ -79,6 +83,11 @@ DEFAULT_TABLE_PARTITIONS = 16
 """Every client and every table-service instance must agree on this number."""
 # Patterns covering every subject of one kind: the NATS authorization rules (permissions.py).
 TABLE_COMMANDS_ANY = f"{PREFIX}.table.*.*.cmd"
+"""Players' commands (sent by the gateway only): never for a bot seat."""
+TABLE_BOT_COMMANDS_ANY = f"{PREFIX}.table.*.*.bot"
+"""Bots' commands (sent by the bots role only): only for bot seats and seats on autopilot."""
+TABLE_SEATS_ANY = f"{PREFIX}.table.*.*.seat"
+"""Seat presence and the player's own autopilot switch (sent by the gateway only)."""
 TABLE_VIEWS_ANY = f"{PREFIX}.table.*.*.view"
 TABLE_TRADE_PREVIEWS_ANY = f"{PREFIX}.table.*.*.trade_preview"
 TABLE_PARTITION_CREATE_ANY = f"{PREFIX}.table.*.create"
@@ -152,6 +161,21 @@ def table_command(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> 
     """Request-reply subject for the commands of one table (answered by its owning instance)."""
     tid = _token("table id", table_id)
     return f"{PREFIX}.table.{table_partition(tid, partitions)}.{tid}.cmd"
+
+
+def table_bot_command(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> str:
+    """Request-reply subject for the bots' commands to one table: a subject of its own, so
+    the table knows a command came from a bot worker (NATS lets only the bots role send
+    here, and only the gateway on `table_command`)."""
+    tid = _token("table id", table_id)
+    return f"{PREFIX}.table.{table_partition(tid, partitions)}.{tid}.bot"
+
+
+def table_seat(table_id: str, partitions: int = DEFAULT_TABLE_PARTITIONS) -> str:
+    """Request-reply subject on which the gateway reports a seated player's presence (and
+    their autopilot switch) to one table."""
+    tid = _token("table id", table_id)
+    return f"{PREFIX}.table.{table_partition(tid, partitions)}.{tid}.seat"
 
 
 def table_command_wildcard(partition: int) -> str:

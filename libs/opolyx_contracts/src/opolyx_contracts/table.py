@@ -35,11 +35,11 @@ from opolyx_contracts.replay import ForkSource
 
 __all__ = [
     "MAX_COMMAND_BYTES",
+    "MAX_PREVIEW_BYTES",
     "MAX_SEAT_MESSAGE_BYTES",
     "SEAT_NOT_AUTOMATED",
     "AutopilotChanged",
     "AutopilotReason",
-    "MAX_PREVIEW_BYTES",
     "CommandAccepted",
     "CreateTable",
     "DecisionKind",

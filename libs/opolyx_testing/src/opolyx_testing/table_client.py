@@ -111,14 +111,18 @@ class TableClient:
         command: dict[str, Any] | GameCommand,
         command_id: str,
         expected_version: int | None = None,
+        subject: str | None = None,
     ) -> dict[str, Any]:
+        """Sent on the players' subject unless `subject` (e.g. a request's bots subject)."""
         body = TableCommand(
             command_id=command_id,
             player_id=player_id,
             command=command if isinstance(command, CommandModel) else parse_command(command),
             expected_version=expected_version,
         )
-        return await self.request(table_command(table_id), body.model_dump_json().encode())
+        return await self.request(
+            subject or table_command(table_id), body.model_dump_json().encode()
+        )
 
     async def view(self, table_id: str, seat: int | None = None) -> dict[str, Any]:
         body = json.dumps({"v": 1, "seat": seat}).encode()
@@ -224,6 +228,7 @@ class BotSeats:
                 command,
                 request.command_id,
                 expected_version=request.version,
+                subject=request.command_subject,
             )
         except (NoRespondersError, NatsTimeoutError):
             return  # the table re-asks

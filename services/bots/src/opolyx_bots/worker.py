@@ -33,7 +33,7 @@ from opolyx_contracts.subjects import (
     BOTS_CONSUMER,
     BOTS_DECIDE,
     BOTS_DECISIONS_STREAM,
-    TABLE_COMMANDS_ANY,
+    TABLE_BOT_COMMANDS_ANY,
 )
 from opolyx_contracts.table import DecisionRequest, TableCommand
 from opolyx_rules import RulesError, command_from_json, command_to_json, state_from_json
@@ -135,12 +135,14 @@ class BotWorker:
         )
         # Documentation of what the worker sends (the subject is the request's own).
         broker.publisher(
-            TABLE_COMMANDS_ANY,
+            TABLE_BOT_COMMANDS_ANY,
             schema=TableCommand,
-            title=f"{TABLE_COMMANDS_ANY}:send",
-            description="The chosen command, sent to the request's `command_subject` as the "
+            title=f"{TABLE_BOT_COMMANDS_ANY}:send",
+            description="The chosen command, sent to the request's `command_subject` (the "
+            "table's bots subject, the only one this role may send commands on) as the "
             "seat's player, with the request's command id and version; the table answers "
-            "`CommandAccepted` or an error reply.",
+            "`CommandAccepted` or an error reply, and takes it only for a bot seat or a "
+            "seat on autopilot.",
         )
 
         section = settings.bots

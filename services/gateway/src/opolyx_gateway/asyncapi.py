@@ -21,11 +21,14 @@ from opolyx_contracts.subjects import (
     LOBBY_EVENTS,
     TABLE_COMMANDS_ANY,
     TABLE_EVENTS_SUBJECTS,
+    TABLE_SEATS_ANY,
     TABLE_VIEWS_ANY,
     table_update_wildcard,
 )
 from opolyx_contracts.table import (
     CommandAccepted,
+    SeatPresence,
+    SeatStatus,
     TableCommand,
     TableEvents,
     TableUpdate,
@@ -69,6 +72,14 @@ def document() -> dict[str, Any]:
             CommandAccepted,
             description="A player's command, to the owning table instance; `service/busy` "
             "and `table/not_owner` are retried with backoff and the same command id.",
+        )
+        .publishes(
+            TABLE_SEATS_ANY,
+            SeatPresence,
+            SeatStatus,
+            description="A seated player's first socket on a table came or their last went "
+            "(the table's autopilot takes a dropped seat after its grace period), or the "
+            "player switched autopilot for their seat.",
         )
         .publishes(
             TABLE_VIEWS_ANY,

@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from opolyx_gateway.chat_channels import ChatChannels
 from opolyx_gateway.feed import Sink, TableFeed
+from opolyx_gateway.seat_presence import SeatPresenceReports
 from opolyx_gateway.upstream import Upstream
 
 __all__ = ["Hub", "Sink"]
@@ -57,6 +58,8 @@ class Hub:
         self._room_events: list[LobbyEvent] = []
         self._rooms_flush: asyncio.TimerHandle | None = None
         self.chat = ChatChannels(nc, upstream)
+        self.seat_presence = SeatPresenceReports(nc)
+        """Tells tables when a seated player's sockets come and go (their autopilot)."""
 
     async def start(self) -> None:
         self._lobby_subs = [
@@ -67,6 +70,7 @@ class Hub:
         await self.nc.flush()
 
     async def stop(self) -> None:
+        await self.seat_presence.stop()
         for feed in list(self.feeds.values()):
             await feed.close()
         await self.chat.stop()
@@ -146,13 +150,17 @@ class Hub:
     ) -> TableWatchResult:
         feed = self._feed(table_id)
         try:
-            return await feed.join(sink, player_id, since)
+            result = await feed.join(sink, player_id, since)
         except BaseException:
             if not feed.watchers:
                 await feed.close()
             raise
+        if result.seat is not None:
+            self.seat_presence.joined(sink, table_id, player_id)
+        return result
 
     async def unwatch(self, sink: Sink, table_id: str) -> None:
+        self.seat_presence.left(sink, table_id)
         feed = self.feeds.get(table_id)
         if feed is not None:
             await feed.leave(sink)

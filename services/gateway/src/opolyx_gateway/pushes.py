@@ -71,6 +71,7 @@ def state_from_update(update: TableUpdate, seats: list[TableSeat]) -> TableState
         net_worth=update.net_worth,
         pending=update.pending,
         seats=seats,
+        autopilot=update.autopilot,
         deadline_at=update.deadline_at,
         now=0.0,
     )
@@ -105,6 +106,7 @@ def state_from_view(
         net_worth=view.net_worth,
         pending=pending,
         seats=seats,
+        autopilot=view.autopilot,
         deadline_at=view.deadline_at,
         now=0.0,
     )

@@ -223,6 +223,7 @@ class Upstream:
             invite_code=request.invite,
             bot_id=request.target if bot else None,
             target=None if bot else request.target,
+            autopilot=request.autopilot is not False,
         )
         data = await self._request(
             subjects.LOBBY_CMD,

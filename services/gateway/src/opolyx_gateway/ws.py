@@ -40,6 +40,7 @@ from opolyx_contracts.gateway import (
     PingResult,
     PlayerInfo,
     ReplyResult,
+    TableAutopilot,
     TableCmd,
     TableTradePreview,
     TableUnwatch,
@@ -295,6 +296,8 @@ class ClientSession:
                 )
                 hub.command_done(message.table, result.seq)
                 return result
+            case TableAutopilot():
+                return await hub.seat_presence.switch(message.table, identity.player_id, message.on)
             case TableTradePreview():
                 return await upstream.trade_preview(message, identity.player_id)
             case Ping():

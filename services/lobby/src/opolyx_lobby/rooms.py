@@ -63,6 +63,8 @@ class Room(BaseModel):
     start_id: str | None = None
     #: set once every human's slot points at the started table
     seated: bool = False
+    #: the creator's choice: a bot plays a dropped player's seat after a grace period
+    autopilot: bool = True
 
     @property
     def humans(self) -> tuple[Member, ...]:
@@ -114,6 +116,7 @@ class Room(BaseModel):
             waiting_since=self.waiting_since,
             table_id=self.table_id,
             starting_since=self.starting_since,
+            autopilot=self.autopilot,
         )
 
 
@@ -137,6 +140,7 @@ def create_room(
     public: bool,
     invite_code: str | None,
     now: float,
+    autopilot: bool = True,
 ) -> Room:
     validate_mode_and_seats(mode, seat_count)
     return Room(
@@ -145,6 +149,7 @@ def create_room(
         seat_count=seat_count,
         public=public,
         invite_code=None if public else invite_code,
+        autopilot=autopilot,
         creator=creator.player_id,
         members=(creator,),
         created_at=now,

@@ -121,6 +121,7 @@ class Lobby:
             public=cmd.public,
             invite_code=None if cmd.public else secrets.token_urlsafe(6),
             now=now,
+            autopilot=cmd.autopilot,
         )
         await self.store.claim(
             Claim(player_id=cmd.player_id, room_id=room.room_id, since=now), self._claim_is_stale

@@ -226,6 +226,7 @@ class Starter:
             ],
             table_id=table_id,
             room_id=room.room_id,
+            autopilot=room.autopilot,
         )
         try:
             msg = await self.nc.request(

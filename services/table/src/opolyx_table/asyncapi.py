@@ -15,10 +15,12 @@ from opolyx_contracts.subjects import (
     BOTS_DECIDE,
     GAME_FINISHED,
     GAME_SEAT_OUT,
+    TABLE_BOT_COMMANDS_ANY,
     TABLE_COMMANDS_ANY,
     TABLE_CREATE,
     TABLE_EVENTS_SUBJECTS,
     TABLE_PARTITION_CREATE_ANY,
+    TABLE_SEATS_ANY,
     TABLE_VIEWS_ANY,
     table_update_wildcard,
 )
@@ -28,6 +30,8 @@ from opolyx_contracts.table import (
     DecisionRequest,
     GameFinished,
     SeatOut,
+    SeatPresence,
+    SeatStatus,
     TableCommand,
     TableCreated,
     TableEvents,
@@ -47,7 +51,7 @@ def interface() -> Interface:
             "Owns every running game: applies commands through the rules library, stores "
             "the events in JetStream (TABLE_EVENTS) and tells watchers and bots what changed. "
             "Tables belong to partitions; the instance holding a partition's lease answers "
-            "its subjects (`opolyx.table.<partition>.<table_id>.cmd|view`).",
+            "its subjects (`opolyx.table.<partition>.<table_id>.cmd|bot|seat|view`).",
         )
         .handles(
             TABLE_CREATE,
@@ -69,9 +73,30 @@ def interface() -> Interface:
             TableCommand,
             CommandAccepted,
             queue="table",
-            description="A player's (or bot's) command for one table. Answered after its "
-            "events are stored; errors are `ErrorReply` with a stable code (`table/not_owner` "
-            "and `service/busy`: retry with backoff).",
+            description="A player's command for one table (sent by the gateway; never for a "
+            "bot seat: `seat/not_yours`). Answered after its events are stored; errors are "
+            "`ErrorReply` with a stable code (`table/not_owner` and `service/busy`: retry "
+            "with backoff).",
+        )
+        .handles(
+            TABLE_BOT_COMMANDS_ANY,
+            TableCommand,
+            CommandAccepted,
+            queue="table",
+            description="A bot worker's command for one table, the answer to a "
+            "`DecisionRequest`: taken only for a bot seat or a seat on autopilot (else "
+            "`seat/not_automated`, nothing changed). The autopilot's events are marked "
+            "(`EventRecord.autopilot`).",
+        )
+        .handles(
+            TABLE_SEATS_ANY,
+            SeatPresence,
+            SeatStatus,
+            queue="table",
+            description="The gateway reports a seated player's sockets came or went, or the "
+            "player switched autopilot on or off. A drop starts the grace period; after it "
+            "(where the room allows) the autopilot plays the seat until the player is back. "
+            "Changes are stored as `autopilot` table events.",
         )
         .handles(
             TABLE_VIEWS_ANY,
@@ -95,8 +120,9 @@ def interface() -> Interface:
         .publishes(
             BOTS_DECIDE,
             DecisionRequest,
-            description="A bot seat must act (queue group `bots`); asked again when no "
-            "command comes within the bot deadline.",
+            description="A bot seat (or a seat on autopilot) must act; sent after the bot's "
+            "think time at tables with people, asked again when no command comes within "
+            "the bot deadline.",
         )
         .publishes(
             GAME_FINISHED,

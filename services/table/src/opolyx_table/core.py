@@ -1,12 +1,14 @@
 """The table's decisions, with no I/O: what a command or a clock tick does to a table.
 
-`accept(table, request, now)` checks, in a fixed order, that the command is new (its id not
-seen before), that this instance still serves the table, that it is not a timeout, that the
-sender owns the seat, fires every deadline due before it, checks the expected version, and
-asks the rules. It returns an `Outcome`: the batches to store (timeouts fired, then the
-command's events), the reply once they are stored, and what to remember. The shell stores,
-replies and publishes; it never decides anything itself. Everything is in the rules
-library's own types; only the reply is a contract message.
+`accept(table, request, now, via_bots)` checks, in a fixed order, that the command is new
+(its id not seen before), that this instance still serves the table, that it is not a
+timeout, that the sender owns the seat and may act for it on the subject it came by (a
+player never for a bot seat; the bots only for a bot seat or one on autopilot), fires every
+deadline due before it, checks the expected version, and asks the rules. It returns an
+`Outcome`: the batches to store (timeouts fired, then the command's events), the reply once
+they are stored, and what to remember. The shell stores, replies and publishes; it never
+decides anything itself. Everything is in the rules library's own types; only the reply is
+a contract message.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Literal
 import opolyx_rules
 from opolyx_contracts import ErrorReply, error_reply, game
 from opolyx_contracts import errors as codes
-from opolyx_contracts.table import CommandAccepted, DecisionKind, TableCommand
+from opolyx_contracts.table import SEAT_NOT_AUTOMATED, CommandAccepted, DecisionKind, TableCommand
 from opolyx_rules import Command, Event, State
 from opolyx_rules.commands import Timeout
 
@@ -54,6 +56,8 @@ class PlannedBatch:
     events: list[Event]
     state: State
     """The state after these events."""
+    autopilot: bool = False
+    """Sent by the autopilot for a human seat (the stored records say so)."""
 
 
 @dataclass(slots=True)
@@ -102,8 +106,9 @@ def fire_due(state: State, now: float) -> list[PlannedBatch]:
     return batches
 
 
-def accept(table: Table, request: TableCommand, now: float) -> Outcome:
-    """What `request` does to `table` at wall-clock `now` (nothing is changed here)."""
+def accept(table: Table, request: TableCommand, now: float, via_bots: bool = False) -> Outcome:
+    """What `request` does to `table` at wall-clock `now` (nothing is changed here);
+    `via_bots`: it came on the bots' subject (only the bots role may send there)."""
     done = table.recent.get(request.command_id)
     if done is not None:
         return Outcome(accepted(*done), "duplicate")
@@ -123,6 +128,18 @@ def accept(table: Table, request: TableCommand, now: float) -> Outcome:
             f"player {request.player_id!r} does not own seat {seat!r} at this table",
             "refused",
         )
+    bot_seat = table.seats[seat].bot
+    if via_bots and not bot_seat and seat not in table.autopilot:
+        return _error(
+            SEAT_NOT_AUTOMATED,
+            f"seat {seat} is played by its player: bots act only for bot seats and seats on "
+            "autopilot",
+            "refused",
+        )
+    if bot_seat and not via_bots:
+        return _error(
+            codes.SEAT_NOT_YOURS, f"seat {seat} is a bot's: only its bot acts for it", "refused"
+        )
     game_now = table.game_time(now)
     due = fire_due(table.state, game_now)
     state = due[-1].state if due else table.state
@@ -137,7 +154,9 @@ def accept(table: Table, request: TableCommand, now: float) -> Outcome:
             "stale",
         )
     else:
-        outcome = _apply(request, command, seat, state, version, game_now)
+        outcome = _apply(
+            request, command, seat, state, version, game_now, via_bots and not bot_seat
+        )
     outcome.batches[:0] = due
     return outcome
 
@@ -149,6 +168,7 @@ def _apply(
     state: State,
     version: int,
     game_now: float,
+    by_autopilot: bool,
 ) -> Outcome:
     try:
         new_state, events = opolyx_rules.apply(state, rules_command(command, seat), game_now)
@@ -160,7 +180,7 @@ def _apply(
         return Outcome(accepted(version, 0), "ok")
     seated = getattr(command, "seat", seat) == seat
     applied = command if seated else command.model_copy(update={"seat": seat})
-    batch = PlannedBatch(applied, request.command_id, game_now, events, new_state)
+    batch = PlannedBatch(applied, request.command_id, game_now, events, new_state, by_autopilot)
     return Outcome(accepted(version + len(events), len(events)), "ok", [batch])
 
 

@@ -160,6 +160,7 @@ class Creation:
             started_at=time.time(),
             state=state,
             clock_rate=self.config.clock_rate,
+            autopilot_on_drop=request.autopilot,
         )
         try:
             await self.writer.create_snapshot(table)

@@ -21,11 +21,17 @@ from nats.aio.msg import Msg
 from opolyx_contracts import ContractError, decode, error_reply
 from opolyx_contracts import errors as codes
 from opolyx_contracts.subjects import is_valid_token, table_partition
-from opolyx_contracts.table import MAX_COMMAND_BYTES, TableCommand, ViewRequest
+from opolyx_contracts.table import (
+    MAX_COMMAND_BYTES,
+    MAX_SEAT_MESSAGE_BYTES,
+    SeatPresence,
+    TableCommand,
+    ViewRequest,
+)
 from opolyx_service import get_logger
 
 from opolyx_table.creation import Creation
-from opolyx_table.jobs import CommandJob, Jobs
+from opolyx_table.jobs import CommandJob, Jobs, SeatJob
 from opolyx_table.messages import encode, view_reply
 from opolyx_table.partitions import Partitions
 from opolyx_table.settings import TableConfig
@@ -76,7 +82,13 @@ class Handlers:
             return
         table_id, kind = tokens[3], tokens[4]
         if kind == "cmd":
-            await self._command(msg, table_id)
+            await self._command(msg, table_id, via_bots=False)
+        elif kind == "bot":
+            # Only the bots role may send here (NATS permissions): the core accepts these
+            # only for bot seats and seats on autopilot.
+            await self._command(msg, table_id, via_bots=True)
+        elif kind == "seat":
+            await self._seat(msg, table_id)
         elif kind == "view":
             await self._view(msg, table_id)
         elif kind == "trade_preview":
@@ -85,7 +97,7 @@ class Handlers:
     async def on_create(self, msg: Msg) -> None:
         self.spawn(self.creation.route(msg))
 
-    async def _command(self, msg: Msg, table_id: str) -> None:
+    async def _command(self, msg: Msg, table_id: str, via_bots: bool) -> None:
         # Commands queued on tables, plus messages still waiting in the subscriptions (when
         # the loop is starved, they pile up there, not on the tables): past the bound,
         # answering at once is the cheapest way to keep up.
@@ -107,10 +119,34 @@ class Handlers:
             self.jobs.m_commands.labels("invalid").inc()
             await self.jobs.reply(msg, _error(exc.code, exc.message))
             return
-        job = CommandJob(msg, request, time.perf_counter())
+        job = CommandJob(msg, request, time.perf_counter(), via_bots)
         table = self.partitions.tables.get(table_id)
         if table is not None:
             self.jobs.in_flight += 1
+            self.jobs.enqueue(table, job)
+        else:
+            self.spawn(self._unknown_table(msg, table_id, job))
+
+    async def _seat(self, msg: Msg, table_id: str) -> None:
+        if not is_valid_token(table_id):
+            await self.jobs.reply(msg, _error(codes.TABLE_NOT_FOUND, f"no table {table_id!r}"))
+            return
+        if len(msg.data) > MAX_SEAT_MESSAGE_BYTES:
+            await self.jobs.reply(
+                msg,
+                _error(
+                    codes.BAD_REQUEST, f"a seat message is at most {MAX_SEAT_MESSAGE_BYTES} bytes"
+                ),
+            )
+            return
+        try:
+            request = decode(SeatPresence, msg.data)
+        except ContractError as exc:
+            await self.jobs.reply(msg, _error(exc.code, exc.message))
+            return
+        job = SeatJob(msg, request)
+        table = self.partitions.tables.get(table_id)
+        if table is not None:
             self.jobs.enqueue(table, job)
         else:
             self.spawn(self._unknown_table(msg, table_id, job))
@@ -132,7 +168,9 @@ class Handlers:
             return _error(codes.BAD_REQUEST, f"no seat {request.seat} at this table")
         return encode(view_reply(table, request.seat))
 
-    async def _unknown_table(self, msg: Msg, table_id: str, job: CommandJob | ViewRequest) -> None:
+    async def _unknown_table(
+        self, msg: Msg, table_id: str, job: CommandJob | SeatJob | ViewRequest
+    ) -> None:
         """A message for a table not in memory: adopt it if it is ours, else explain."""
         try:
             body = await self._adopt_and_route(table_id, job)
@@ -142,7 +180,9 @@ class Handlers:
         if body is not None:
             await self.jobs.reply(msg, body)
 
-    async def _adopt_and_route(self, table_id: str, job: CommandJob | ViewRequest) -> bytes | None:
+    async def _adopt_and_route(
+        self, table_id: str, job: CommandJob | SeatJob | ViewRequest
+    ) -> bytes | None:
         if not is_valid_token(table_id):
             return _error(codes.TABLE_NOT_FOUND, f"no table {table_id!r}")
         partition = table_partition(table_id, self.config.partitions)
@@ -169,6 +209,9 @@ class Handlers:
         if table is not None:
             if isinstance(job, CommandJob):
                 self.jobs.in_flight += 1
+                self.jobs.enqueue(table, job)
+                return None
+            if isinstance(job, SeatJob):
                 self.jobs.enqueue(table, job)
                 return None
             return self._view_body(table, job)

@@ -3,7 +3,9 @@
 Each table has a job queue worked by one task, so everything that changes a table applies
 strictly in arrival order while different tables proceed concurrently. A command job: ask
 the core, store its batches, reply, then (the reply already on its way) announce, publish
-the update, ask bots, re-arm the timer and write a snapshot when one is due.
+the update, ask bots, re-arm the timer and write a snapshot when one is due. A seat job
+(the gateway's presence report or the player's autopilot switch) and the end of a grace
+period store the autopilot's changes (`autopilot.py`) the same way.
 """
 
 from __future__ import annotations
@@ -20,13 +22,20 @@ from opentelemetry import trace
 from opolyx_contracts import ErrorReply, error_reply
 from opolyx_contracts import errors as codes
 from opolyx_contracts.subjects import TABLE_COMMANDS_ANY
-from opolyx_contracts.table import CommandAccepted, TableCommand, TableEvents
+from opolyx_contracts.table import (
+    AutopilotChanged,
+    CommandAccepted,
+    SeatPresence,
+    SeatStatus,
+    TableCommand,
+    TableEvents,
+)
 from opolyx_service import extracted_context, get_logger
 from opolyx_service.metrics import ServiceMetrics, counter, histogram
 from opolyx_service.replies import safe_reply_subject
 from prometheus_client import CollectorRegistry
 
-from opolyx_table import core
+from opolyx_table import autopilot, core, pace
 from opolyx_table.announce import Announcer
 from opolyx_table.messages import Change, encode
 from opolyx_table.outbox import Outbox
@@ -36,7 +45,16 @@ from opolyx_table.store import Fenced, StoreUnavailable
 from opolyx_table.table import Table
 from opolyx_table.writer import Writer
 
-__all__ = ["BotReask", "CommandJob", "Deadline", "IdleCheck", "Jobs", "Resume"]
+__all__ = [
+    "BotReask",
+    "CommandJob",
+    "Deadline",
+    "GraceOver",
+    "IdleCheck",
+    "Jobs",
+    "Resume",
+    "SeatJob",
+]
 
 log = get_logger("opolyx_table.jobs")
 tracer = trace.get_tracer("opolyx_table")
@@ -48,6 +66,22 @@ class CommandJob:
     request: TableCommand
     received: float
     """`time.perf_counter()` when it arrived (latency metric)."""
+    via_bots: bool = False
+    """Came on the bots' subject (`table_bot_command`), not the players'."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatJob:
+    msg: Msg
+    request: SeatPresence
+
+
+@dataclass(frozen=True, slots=True)
+class GraceOver:
+    """The grace period of a seat's drop at `since` (wall clock) has ended."""
+
+    seat: int
+    since: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +94,7 @@ class BotReask:
     version: int
     seat: int
     attempt: int
+    """0: the first ask, delayed by the bot's think time (`pace.py`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +110,7 @@ class Resume:
     """Batches stored while loading or creating it, not published yet."""
 
 
-Job = CommandJob | Deadline | BotReask | IdleCheck | Resume
+Job = CommandJob | SeatJob | Deadline | BotReask | GraceOver | IdleCheck | Resume
 
 
 class Jobs:
@@ -111,6 +146,12 @@ class Jobs:
             registry, "table_command_seconds", "Time from command received to reply sent"
         )
         self._m_timeouts = counter(registry, "table_timeouts_total", "Deadlines fired")
+        self._m_autopilot = counter(
+            registry, "table_autopilot_changes_total", "Autopilot switched on or off", ("reason",)
+        )
+        self.think_delays: list[tuple[str, int, float]] = []
+        """(table id, seat, seconds) of the last paced asks (newest last, a few kept): what
+        the pace chose, for tests and the log."""
 
     def enqueue(self, table: Table, job: Job) -> None:
         table.jobs.append(job)
@@ -124,12 +165,16 @@ class Jobs:
                 try:
                     if isinstance(job, CommandJob):
                         await self._command(table, job)
+                    elif isinstance(job, SeatJob):
+                        await self._seat(table, job)
                     elif table.dropped:
                         continue
                     elif isinstance(job, Deadline):
                         await self._deadline(table)
                     elif isinstance(job, BotReask):
                         await self._reask(table, job)
+                    elif isinstance(job, GraceOver):
+                        await self._grace_over(table, job)
                     elif isinstance(job, IdleCheck):
                         await self._idle(table, job)
                     else:
@@ -167,10 +212,13 @@ class Jobs:
             else:
                 if table.needs_reload and not table.dropped:
                     await self._reload(table)
-                outcome = core.accept(table, job.request, time.time())
+                outcome = core.accept(table, job.request, time.time(), job.via_bots)
                 for batch in outcome.batches:
                     stored.append(await self.writer.store(table, batch))
                     by_timeout = by_timeout or batch.command_id is None
+                if not job.via_bots and (table.away or table.autopilot):
+                    # A player's own command: they are here, whatever the gateway said.
+                    stored.extend(await self._player_back(table, job.request.player_id))
                 if outcome.rejection is not None:
                     table.remember_rejection(*outcome.rejection, self.config.recent_commands)
                 reply, label = outcome.reply, outcome.label
@@ -233,9 +281,15 @@ class Jobs:
             return
         if table.bot_asked.get(job.seat) != (job.version, job.attempt):
             return
+        if not self._automated(table, job.seat):
+            return  # its player took the seat back
         decisions = [d for d in core.decisions(table.state) if d.seat == job.seat]
         if decisions:
             await self._ask(table, job.seat, job.attempt + 1, Change(table, decisions))
+
+    @staticmethod
+    def _automated(table: Table, seat: int) -> bool:
+        return table.seats[seat].bot or seat in table.autopilot
 
     async def _ask(self, table: Table, seat: int, attempt: int, change: Change) -> None:
         await self.outbox.ask_bot(table, seat, attempt, change)
@@ -292,11 +346,101 @@ class Jobs:
 
     async def ask_bots(self, table: Table, decisions: list[core.Decision], change: Change) -> None:
         for decision in decisions:
-            if not table.seats[decision.seat].bot:
+            seat = decision.seat
+            if not self._automated(table, seat):
                 continue
-            asked = table.bot_asked.get(decision.seat)
-            if asked is None or asked[0] != table.version:
-                await self._ask(table, decision.seat, 1, change)
+            asked = table.bot_asked.get(seat)
+            if asked is not None and asked[0] == table.version:
+                continue
+            delay = pace.think_seconds(table, decision, self.config.bot_pace)
+            if delay <= 0:
+                await self._ask(table, seat, 1, change)
+                continue
+            # Asked once the think time is over (a re-ask with attempt 0), if nothing
+            # changed meanwhile.
+            table.bot_asked[seat] = (table.version, 0)
+            self.scheduler.at(time.time() + delay, table.table_id, BotReask(table.version, seat, 0))
+            self.think_delays.append((table.table_id, seat, delay))
+            del self.think_delays[:-64]
+
+    # --- the autopilot --------------------------------------------------------------
+
+    async def _seat(self, table: Table, job: SeatJob) -> None:
+        """The gateway reports a seated player's presence, or the player's switch."""
+        request = job.request
+        seat = autopilot.human_seat(table, request.player_id)
+        if seat is None:
+            await self.reply(
+                job.msg,
+                encode(
+                    error_reply(
+                        codes.SEAT_NOT_YOURS,
+                        f"player {request.player_id!r} has no seat of their own at this table",
+                    )
+                ),
+            )
+            return
+        if table.dropped or table.quarantined is not None:
+            why = f"table {table.table_id} moved; retry" if table.dropped else table.quarantined
+            await self.reply(job.msg, encode(error_reply(codes.NOT_OWNER, str(why))))
+            return
+        stored: list[TableEvents] = []
+        try:
+            if table.needs_reload:
+                await self._reload(table)
+            now = time.time()
+            changes: list[AutopilotChanged | None] = []
+            if request.connected is not None:
+                change, grace_end = autopilot.presence(
+                    table, seat, request.gateway, request.connected, now,
+                    self.config.autopilot_grace,
+                )  # fmt: skip
+                changes.append(change)
+                if grace_end is not None:
+                    self.scheduler.at(grace_end, table.table_id, GraceOver(seat, now))
+            if request.autopilot is not None:
+                changes.append(autopilot.switch(table, seat, request.autopilot))
+            for change in changes:
+                if change is not None:
+                    stored.append(await self._store_change(table, change))
+            body = encode(
+                SeatStatus(
+                    seat=seat,
+                    away=seat in table.away,
+                    autopilot=seat in table.autopilot,
+                    chosen=seat in table.autopilot_chosen,
+                )
+            )
+        except (Fenced, StoreUnavailable) as exc:
+            body = encode(error_reply(codes.UNAVAILABLE, f"storage did not confirm ({exc}); retry"))
+            await self.reply(job.msg, body)
+            raise
+        await self.reply(job.msg, body)
+        if stored:
+            await self.after_change(table, stored)
+
+    async def _grace_over(self, table: Table, job: GraceOver) -> None:
+        change = autopilot.grace_over(table, job.seat, job.since)
+        if change is None:
+            return
+        if table.needs_reload:
+            await self._reload(table)
+        await self.after_change(table, [await self._store_change(table, change)])
+
+    async def _player_back(self, table: Table, player_id: str) -> list[TableEvents]:
+        seat = autopilot.human_seat(table, player_id)
+        change = None if seat is None else autopilot.back(table, seat)
+        return [] if change is None else [await self._store_change(table, change)]
+
+    async def _store_change(self, table: Table, change: AutopilotChanged) -> TableEvents:
+        stored = await self.writer.store_table_events(table, [change])
+        autopilot.record(table, change)
+        self._m_autopilot.labels(change.reason).inc()
+        log.info(
+            "autopilot", table_id=table.table_id, seat=change.seat, on=change.on,
+            reason=change.reason,
+        )  # fmt: skip
+        return stored
 
     def _storage_failed(self, table: Table, exc: Exception) -> None:
         if isinstance(exc, Fenced):

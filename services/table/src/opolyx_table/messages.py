@@ -20,7 +20,12 @@ import opolyx_rules
 import orjson
 from opolyx_contracts import CONTRACT_VERSION
 from opolyx_contracts.game import GameCommand
-from opolyx_contracts.subjects import table_command, table_events, table_view
+from opolyx_contracts.subjects import (
+    table_bot_command,
+    table_command,
+    table_events,
+    table_view,
+)
 from opolyx_contracts.table import (
     CreatedSeat,
     DecisionRequest,
@@ -93,6 +98,11 @@ def events_message(
             "events": [
                 {"seq": first_seq + i, "version": first_seq + i, "event": event}
                 for i, event in enumerate(events)
+            ]
+            if batch is None or not batch.autopilot
+            else [
+                {"seq": first_seq + i, "version": first_seq + i, "event": event, "autopilot": True}
+                for i, event in enumerate(events)
             ],
             "command_id": None if batch is None else batch.command_id,
             "command": None if batch is None else batch.command,
@@ -146,6 +156,7 @@ def table_update(table: Table, stored: list[TableEvents], change: Change) -> byt
         version=stored[-1].version,
         events=[record for batch in stored for record in batch.events],
         net_worth=change.net_worth,
+        autopilot=sorted(table.autopilot),
         deadline_at=change.deadline_at,
         at=time.time(),
     )
@@ -161,7 +172,7 @@ def decision_request(
         table_id=table.table_id,
         seat=seat,
         player_id=table.seats[seat].player_id,
-        command_subject=table_command(table.table_id, partitions),
+        command_subject=table_bot_command(table.table_id, partitions),
         command_id=f"bot-{table.table_id}-{table.version}-{seat}-{attempt}",
         version=table.version,
         attempt=attempt,
@@ -184,6 +195,7 @@ def created_event(table: Table) -> TableCreatedEvent:
         seed_commitment=table.seed_commitment,
         started_at=table.started_at,
         state=public_view(table.state),
+        autopilot=table.autopilot_on_drop,
     )
 
 
@@ -215,6 +227,7 @@ def view_reply(table: Table, seat: int | None) -> TableView:
         version=table.version,
         state=public_view(table.state),
         net_worth=list(opolyx_rules.net_worths(table.state)),
+        autopilot=sorted(table.autopilot),
         seats=table.seats,
         legal=legal,
         seed_commitment=table.seed_commitment,

@@ -19,11 +19,12 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opolyx_contracts.subjects import table_partition_subjects
-from opolyx_contracts.table import SeedRevealed, TableCreatedEvent, TableEvents
+from opolyx_contracts.table import AutopilotChanged, SeedRevealed, TableCreatedEvent, TableEvents
 from opolyx_service import get_logger
 from opolyx_service.metrics import counter, gauge
 from prometheus_client import CollectorRegistry
 
+from opolyx_table import autopilot
 from opolyx_table.engine import new_game, rules_event
 from opolyx_table.messages import created_event
 from opolyx_table.store import Fenced, Storage, StoreUnavailable, Unreadable
@@ -155,6 +156,7 @@ class Partitions:
         for name in (
             "state", "seq", "stream_seq", "write_id", "revision", "snapshot_seq", "recent",
             "outs_announced", "seed_revealed", "finish_announced", "quarantined",
+            "autopilot", "autopilot_chosen",
         ):  # fmt: skip
             setattr(table, name, getattr(fresh, name))
         table.needs_reload = False
@@ -189,6 +191,8 @@ class Partitions:
                 table.snapshot_seq = -1
                 table.recent.clear()
                 table.outs_announced.clear()
+                table.autopilot.clear()
+                table.autopilot_chosen.clear()
                 table.seed_revealed = table.finish_announced = False
                 tail = batches
         self._replay(table, tail)
@@ -203,10 +207,12 @@ class Partitions:
             state = table.state
             for record in batch.events:
                 event = record.event
-                if isinstance(event, TableCreatedEvent | SeedRevealed):
+                if isinstance(event, TableCreatedEvent | SeedRevealed | AutopilotChanged):
                     if batch.source == "rules":
                         raise Unreadable(f"events message {stream_seq}: a table event as rules")
                     table.seed_revealed = table.seed_revealed or isinstance(event, SeedRevealed)
+                    if isinstance(event, AutopilotChanged):
+                        autopilot.record(table, event)
                 elif batch.source == "rules":
                     state = opolyx_rules.evolve(state, rules_event(event))
                 else:

@@ -22,6 +22,12 @@ class TableConfig(BaseModel):
     """Seconds between lease heartbeats; 0 means lease_ttl / 3."""
     bot_reask: float = 3.0
     """Seconds to wait for a bot seat's command before asking the bots again."""
+    bot_pace: float = Field(default=1.0, ge=0, le=10)
+    """Scale of the bots' think time at a table with people (about 0.5-1.5 s per decision
+    at 1, see `pace.py`); 0 asks bots at once (tests, simulations)."""
+    autopilot_grace: float = Field(default=30.0, ge=0)
+    """Seconds a seated player's seat waits for them after their connection drops (its own
+    clock runs meanwhile) before the autopilot plays it, where the room allows that."""
     recent_commands: int = 64
     """Command ids remembered per table (persisted) to answer resent commands."""
     replicas: int = 1

@@ -55,6 +55,12 @@ class Table:
     outs_announced: set[int] = field(default_factory=set)
     seed_revealed: bool = False
     finish_announced: bool = False
+    autopilot_on_drop: bool = True
+    """The room's choice: a bot plays a dropped player's seat after the grace period."""
+    autopilot: set[int] = field(default_factory=set)
+    """Human seats a bot plays now (from the stored `autopilot` events)."""
+    autopilot_chosen: set[int] = field(default_factory=set)
+    """Of those, the seats whose player switched it on (kept on when they are back)."""
     # Memory only:
     jobs: deque[Any] = field(default_factory=deque)
     worker: asyncio.Task[None] | None = None
@@ -68,6 +74,10 @@ class Table:
     quarantined: str | None = None
     """Why the stored table cannot be used (an unreadable event): every command refused."""
     idle_armed: bool = False
+    away: dict[int, float] = field(default_factory=dict)
+    """seat -> wall-clock time its player's last socket went (memory only: unknown is here)."""
+    connected: dict[int, set[str]] = field(default_factory=dict)
+    """seat -> the gateways that report its player connected."""
 
     @property
     def version(self) -> int:
@@ -119,6 +129,9 @@ class Table:
             "finished": self.finished,
             "seed_revealed": self.seed_revealed,
             "finish_announced": self.finish_announced,
+            "autopilot_on_drop": self.autopilot_on_drop,
+            "autopilot": sorted(self.autopilot),
+            "autopilot_chosen": sorted(self.autopilot_chosen),
         }
 
     @classmethod
@@ -152,4 +165,7 @@ class Table:
         table.outs_announced = {int(s) for s in snapshot.get("outs_announced", [])}
         table.seed_revealed = bool(snapshot.get("seed_revealed", False))
         table.finish_announced = bool(snapshot.get("finish_announced", False))
+        table.autopilot_on_drop = bool(snapshot.get("autopilot_on_drop", True))
+        table.autopilot = {int(s) for s in snapshot.get("autopilot", [])}
+        table.autopilot_chosen = {int(s) for s in snapshot.get("autopilot_chosen", [])}
         return table
