@@ -51,6 +51,8 @@ class ServiceProcess:
             **os.environ,
             "OPOLYX_HTTP__PORT": str(self.http_port),
             "OPOLYX_HTTP__HOST": "127.0.0.1",
+            # Bots answer at once in tests (a test that wants the players' pace sets it).
+            "OPOLYX_TABLE__BOT_PACE": "0",
             **env,
         }
         self.log_path = log_dir / f"{name}.log"
