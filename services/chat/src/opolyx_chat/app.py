@@ -58,7 +58,7 @@ class ChatApp:
         js = nc.jetstream()
         store = await ChatStore.open(js, self.section)
         self.directory = directory = RoomDirectory(js)
-        directory.start()
+        await directory.start()
         self.chat = chat = Chat(store, directory, self.section)
 
         async def answer(msg: Msg) -> None:
