@@ -10,7 +10,7 @@ from typing import TypeVar
 
 import httpx
 import pytest
-from conftest import BOT, HUMANS, OPERATOR_TOKEN, ChatFactory, put_room, room_record
+from chat_builders import BOT, HUMANS, OPERATOR_TOKEN, ChatFactory, put_room, room_record
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_chat.app import ChatApp
