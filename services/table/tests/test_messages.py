@@ -70,3 +70,15 @@ def test_the_spliced_decision_request_is_the_request_model() -> None:
 def test_encode_with_splices_into_any_model() -> None:
     empty = PublicView.model_construct()
     assert messages.encode_with(empty, {"mode": b'"classic"'}) == b'{"mode":"classic"}'
+
+
+def test_the_view_carries_the_same_pending_decisions_as_an_update() -> None:
+    """A first watcher asks once: the view names every open decision with its legal
+    commands, exactly as the next `TableUpdate` would."""
+    table = midgame_table()
+    change = messages.Change(table, core.decisions(table.state))
+    pending_in_update = json.loads(change.pending_json)
+    view = messages.view_reply(table, None)
+    assert view.legal is None
+    assert [p.model_dump(mode="json") for p in view.pending] == pending_in_update
+    assert [p.seat for p in view.pending] == opolyx_rules.awaiting(table.state)

@@ -268,6 +268,10 @@ class TableView(OkReply):
     """Seats a bot plays now for their away (or willing) player."""
     seats: list[SeatSpec]
     legal: list[GameCommand] | None = None
+    """The asked seat's legal commands (when the request named a seat)."""
+    pending: list[PendingDecision] = Field(default_factory=list)
+    """Every decision open now with its legal commands, as a `TableUpdate` carries them, so
+    a first watcher needs this one request, not one more per seat."""
     seed_commitment: str
     deadline_at: float | None = None
     """Wall-clock (Unix seconds) of the next deadline, for countdowns."""

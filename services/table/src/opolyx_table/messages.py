@@ -42,7 +42,7 @@ from opolyx_contracts.table import (
 from opolyx_rules import State
 from pydantic import BaseModel, TypeAdapter
 
-from opolyx_table.core import Decision, PlannedBatch
+from opolyx_table.core import Decision, PlannedBatch, decisions
 from opolyx_table.table import Table
 
 __all__ = [
@@ -221,6 +221,15 @@ def view_reply(table: Table, seat: int | None) -> TableView:
         moves = [] if table.finished else opolyx_rules.legal_commands(table.state, seat)
         legal = _LEGAL.validate_python([opolyx_rules.command_to_json(c) for c in moves])
     deadline = None if table.finished else opolyx_rules.next_deadline(table.state)
+    pending = [
+        PendingDecision(
+            seat=d.seat,
+            kind=d.kind,
+            deadline_at=None if d.deadline is None else table.wall_time(d.deadline),
+            legal=_LEGAL.validate_python([opolyx_rules.command_to_json(c) for c in d.legal]),
+        )
+        for d in ([] if table.finished else decisions(table.state))
+    ]
     return TableView(
         table_id=table.table_id,
         seq=table.seq,
@@ -230,6 +239,7 @@ def view_reply(table: Table, seat: int | None) -> TableView:
         autopilot=sorted(table.autopilot),
         seats=table.seats,
         legal=legal,
+        pending=pending,
         seed_commitment=table.seed_commitment,
         deadline_at=None if deadline is None else table.wall_time(deadline),
     )
