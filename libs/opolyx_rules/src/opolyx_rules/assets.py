@@ -13,6 +13,7 @@ from .board import (
     STREET_GROUPS,
     UTILITY_MULTIPLIER,
 )
+from .holdings import GROUP_INDEX, holdings
 from .modes import ModeConfig
 from .state import PropState, State
 
@@ -48,17 +49,18 @@ def opponents(state: State, seat: int) -> list[int]:
 
 def base_rent(state: State, square: int) -> int:
     """The rent before the card boost and the rent tax (0 when mortgaged or unowned)."""
-    p = prop(state, square)
+    p = state.props[PROPERTY_SLOT[square]]
     if p.owner is None or p.mortgaged:
         return 0
     sq = SQUARES[square]
+    if IS_STREET[square] and p.buildings:
+        return sq.rents[p.buildings]
+    group = GROUP_INDEX[square]
+    derived = holdings(state.props)
     if IS_STREET[square]:
-        if p.buildings:
-            return sq.rents[p.buildings]
-        full = holds_group(state, p.owner, square) and not group_has_buildings(state, square)
+        full = derived.holder[group] == p.owner and not derived.built[group]
         return sq.rents[0] * 2 if full else sq.rents[0]
-    props = state.props
-    held = sum(1 for slot in GROUP_SLOTS[square] if props[slot].owner == p.owner)
+    held = derived.owners[group].count(p.owner)
     if sq.group == "dealer":
         return DEALERSHIP_RENT[held]
     dice_total = sum(state.dice) if state.dice else 0
@@ -68,7 +70,9 @@ def base_rent(state: State, square: int) -> int:
 def rent_due(state: State, square: int, tenant: int) -> int:
     """What ``tenant`` owes for landing on ``square``, card boost included (R6, R20)."""
     owner = state.props[PROPERTY_SLOT[square]].owner
-    if owner is None or owner == tenant or are_allies(state, owner, tenant):
+    if owner is None or owner == tenant:
+        return 0
+    if state.config.teams and are_allies(state, owner, tenant):
         return 0
     rent = base_rent(state, square)
     # The boosts a seat brings are capped when the game starts (new_game, R20).

@@ -99,13 +99,9 @@ def _set_seat(s: Draft, seat: SeatState) -> None:
     s.seats = tuple(seats)
 
 
+#: builds a NamedTuple from a tuple of all its fields, for the seat changes of the hot
+#: handlers (``_replace`` costs five times more)
 _tuple_new = tuple.__new__
-
-
-def _with_cash(seat: SeatState, cash: int) -> SeatState:
-    # Money moves in most events: build the tuple directly (``_replace`` costs 5x more).
-    changed: SeatState = _tuple_new(SeatState, (seat[0], cash, *seat[2:]))
-    return changed
 
 
 def _set_prop(s: Draft, prop: PropState) -> None:
@@ -126,31 +122,42 @@ def _nothing(s: Draft, event: Any) -> None:
     """Events that only inform (the state already says it all)."""
 
 
+# The handlers of the events of every turn unpack them (cheaper than reading fields by name).
+
+
 def _transfer(s: Draft, e: Transfer) -> None:
-    frm, to, amount = e.frm, e.to, e.amount
+    frm, to, amount, _ = e
     if frm >= 0 or to >= 0:
+        # Money moves in most commands: the changed seats are built directly (cash is
+        # field 1 of SeatState).
         seats = list(s.seats)
         if frm >= 0:
-            seats[frm] = _with_cash(seats[frm], seats[frm].cash - amount)
+            st = seats[frm]
+            seats[frm] = _tuple_new(SeatState, (st[0], st[1] - amount, *st[2:]))
         if to >= 0:
-            seats[to] = _with_cash(seats[to], seats[to].cash + amount)
+            st = seats[to]
+            seats[to] = _tuple_new(SeatState, (st[0], st[1] + amount, *st[2:]))
         s.seats = tuple(seats)
     if frm == POT:
         s.pot -= amount
     if to == POT:
-        s.pot += e.amount
+        s.pot += amount
     # BANK is the unbounded source and sink; nothing to record.
 
 
+_NOTHING_BUILT: frozenset[int] = frozenset()
+
+
 def _turn_started(s: Draft, e: TurnStarted) -> None:
-    s.current_seat = e.seat
-    s.round = e.round
-    s.pending = RollPending(e.seat, e.deadline)
-    s.turn_deadline = e.deadline
+    seat, round_no, deadline = e
+    s.current_seat = seat
+    s.round = round_no
+    s.pending = RollPending(seat, deadline)
+    s.turn_deadline = deadline
     s.doubles = 0
     s.roll_again = False
     s.x_jump = False
-    s.built = frozenset()
+    s.built = _NOTHING_BUILT
     s.dice = None
     s.third = None
 
@@ -162,21 +169,23 @@ def _roll_offered(s: Draft, e: RollOffered) -> None:
 
 
 def _dice_rolled(s: Draft, e: DiceRolled) -> None:
+    _, white, third, s.doubles, s.roll_again, s.x_jump = e
     _, s.rng, s.script = draw_dice(s.rng, s.script)
-    if e.third is not None:
+    if third is not None:
         _, s.rng, s.script = draw_speed_die(s.rng, s.script)
-    s.dice = e.white
-    s.third = None if e.third is None else SpeedFace(e.third)
-    s.doubles = e.doubles
-    s.roll_again = e.roll_again
-    s.x_jump = e.x_jump
+        third = SpeedFace(third)
+    s.dice = white
+    s.third = third
     s.pending = None
 
 
 def _moved(s: Draft, e: Moved) -> None:
-    seat = s.seats[e.seat]
-    _set_seat(s, _tuple_new(SeatState, (seat[0], seat[1], e.to, *seat[3:])))
-    if e.how == _JUMP:
+    seat, _, to, _, how = e
+    seats = list(s.seats)
+    st = seats[seat]
+    seats[seat] = _tuple_new(SeatState, (st[0], st[1], to, *st[3:]))  # position: field 2
+    s.seats = tuple(seats)
+    if how == _JUMP:
         s.x_jump = False
     s.pending = None
 
@@ -232,16 +241,13 @@ def _auction_ended(s: Draft, e: AuctionEnded) -> None:
     s.pending = None
 
 
-def _then(value: str) -> Then:
-    # Events built by the engine already hold the enum; only parsed ones hold a string
-    # (building an enum from its value costs ten times more than this check).
-    return value if type(value) is Then else Then(value)
-
-
 def _payment_required(s: Draft, e: PaymentRequired) -> None:
-    s.pending = PaymentPending(
-        e.seat, e.deadline, e.amount, e.creditors, e.reason, _then(e.then), e.steps, e.queue
-    )
+    seat, amount, creditors, reason, deadline, then, steps, queue = e
+    if type(then) is not Then:
+        # Events built by the engine already hold the enum; only parsed ones hold a
+        # string (building an enum from its value costs ten times more than this check).
+        then = Then(then)
+    s.pending = PaymentPending(seat, deadline, amount, creditors, reason, then, steps, queue)
 
 
 def _jackpot_offered(s: Draft, e: JackpotOffered) -> None:

@@ -15,6 +15,7 @@ from .events import PaymentCancelled
 from .state import MoveHow, PaymentPending, Then
 
 _ROLL_MOVE = MoveHow.ROLL
+_LANDED, _ROLL, _MOVE = Then.LANDED, Then.ROLL, Then.MOVE
 
 
 def resume(ctx: Ctx, then: Then, steps: int) -> None:
@@ -22,27 +23,29 @@ def resume(ctx: Ctx, then: Then, steps: int) -> None:
     if ctx.s.finished:
         return
     seat = ctx.s.current_seat
-    if then == "roll":
+    if then == _LANDED:  # first: rent, taxes and cards, most pauses
+        turn.landed(ctx)
+    elif then == _ROLL:
         # Bail is part of managing before the roll: it does not restart the clock (R16).
         turn.offer_roll(ctx, seat, deadline=ctx.s.turn_deadline)
-    elif then == "move":
+    elif then == _MOVE:
         turn.move_by(ctx, seat, steps, _ROLL_MOVE)
-    elif then == "dice":
-        turn.continue_roll(ctx)
     else:
-        turn.landed(ctx)
+        turn.continue_roll(ctx)
 
 
 def after_payment(ctx: Ctx, pending: PaymentPending) -> None:
     """Play goes on after the pause closed (paid, or the debtor went out): the next
     queued pause (card 6, R15), else the turn's continuation."""
-    if pending.queue and payment.open_queued(ctx, pending.queue, pending.then):
-        return
-    if not pending.queue and ctx.s.seats[ctx.s.current_seat].out:
+    queue = pending.queue
+    if queue:
+        if payment.open_queued(ctx, queue, pending.then):
+            return
+    elif ctx.s.seats[ctx.s.current_seat].out:
         if not ctx.s.finished:
             turn.end_turn(ctx)
         return
-    resume(ctx, pending.then, 0 if pending.queue else pending.steps)
+    resume(ctx, pending.then, 0 if queue else pending.steps)
 
 
 def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:

@@ -78,6 +78,9 @@ def _phase(state: State, seat: int, kind: type[Any], what: str) -> Refusal | Non
 
 
 def check_roll(state: State, seat: int) -> Refusal | None:
+    pending = state.pending
+    if type(pending) is RollPending and pending.seat == seat:
+        return None  # first, without a call: the guard of about every other command
     return _phase(state, seat, RollPending, "roll")
 
 
@@ -123,10 +126,10 @@ def check_pass(state: State, seat: int) -> Refusal | None:
 
 
 def check_pay(state: State, seat: int) -> Refusal | None:
-    refusal = _phase(state, seat, PaymentPending, "pay")
-    if refusal is not None:
-        return refusal
-    amount: int = state.pending.amount  # type: ignore[union-attr]
+    pending = state.pending
+    if type(pending) is not PaymentPending or pending.seat != seat:
+        return _phase(state, seat, PaymentPending, "pay")
+    amount = pending.amount
     cash = state.seats[seat].cash
     if cash < amount:
         return Refusal(

@@ -37,7 +37,7 @@ from .commands import (
     Unmortgage,
 )
 from .management import check_build, check_mortgage, check_sell, check_unmortgage, window
-from .modes import MODES
+from .modes import MAX_SEATS
 from .state import (
     AuctionPending,
     BusPending,
@@ -56,7 +56,7 @@ JACKPOT_CHOICES: tuple[tuple[int, ...], ...] = tuple(
 
 # Commands are immutable values, so the lists share prebuilt ones: building a command
 # costs more than checking its guard, and this runs on every decision of every game.
-_SEATS = range(max(n for mode in MODES.values() for n in mode.allowed_seats))
+_SEATS = range(MAX_SEATS)
 _ROLL = tuple(Roll(seat) for seat in _SEATS)
 _PAY_BAIL = tuple(PayBail(seat) for seat in _SEATS)
 _BUY = tuple(Buy(seat) for seat in _SEATS)

@@ -28,6 +28,9 @@ class Feature(Flag):
     UNLUCKY_FOUR = auto()
 
 
+#: the largest table of any mode (R2: 2-6 seats); tables of seats are built up to it
+MAX_SEATS = 6
+
 FORTUNA_RULES = (
     Feature.LUCKY_EIGHT | Feature.FORTUNE_POT | Feature.LUNAR_NEW_YEAR | Feature.UNLUCKY_FOUR
 )
@@ -82,6 +85,8 @@ class ModeConfig:
     new_year_gift: int = 1200
 
     def __post_init__(self) -> None:
+        if not all(2 <= n <= MAX_SEATS for n in self.allowed_seats):
+            raise ValueError(f"a mode seats 2 to {MAX_SEATS}, not {self.allowed_seats}")
         object.__setattr__(self, "teams", Feature.TEAMS in self.features)
 
     def has(self, feature: Feature) -> bool:

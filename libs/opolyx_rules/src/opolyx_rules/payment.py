@@ -56,20 +56,20 @@ def open_queued(ctx: Ctx, queue: tuple[tuple[int, int, int], ...], then: Then) -
 
 def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:
     s = ctx.s
-    debtor = pending.seat
+    debtor, reason = pending.seat, pending.reason
     for creditor, share in pending.creditors:
         if creditor >= 0 and s.seats[creditor].out:
             # R21: a creditor eliminated during the pause: their share goes to the bank.
             ctx.emit(Transfer(debtor, BANK, share, "creditor_out"))
-        elif pending.reason == "rent":
+        elif reason == "rent":
             withheld = rent_tax_withheld(s.config, s.round, share)
             ctx.emit(Transfer(debtor, creditor, share - withheld, "rent"))
             if withheld:
                 ctx.emit(Transfer(debtor, BANK, withheld, "rent_tax"))
         else:
-            ctx.emit(Transfer(debtor, creditor, share, pending.reason))
-    ctx.emit(PaymentMade(debtor, pending.amount, pending.reason, automatic))
-    if pending.reason == "bail":
+            ctx.emit(Transfer(debtor, creditor, share, reason))
+    ctx.emit(PaymentMade(debtor, pending.amount, reason, automatic))
+    if reason == "bail":
         ctx.emit(LeftJail(debtor, "bail"))
 
 

@@ -51,7 +51,7 @@ from .events import (
     TurnEnded,
     TurnStarted,
 )
-from .modes import Feature
+from .modes import MAX_SEATS, Feature
 from .state import MoveHow, SpeedFace, Then
 
 # Enum members read through their class cost a lookup each time; the hot paths use these.
@@ -83,12 +83,16 @@ def start_turn(ctx: Ctx, seat: int, round_no: int) -> None:
     ctx.emit(TurnStarted(seat, round_no, ctx.now + s.config.turn_seconds))
 
 
+#: per table size, per seat: the other seats in turn order after it
+SEATS_AFTER: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple((seat + step) % n for step in range(1, n)) for seat in range(n))
+    for n in range(1, MAX_SEATS + 1)
+}
+
+
 def next_active_seat(ctx: Ctx, after: int) -> int:
     seats = ctx.s.seats
-    n = len(seats)
-    candidate = after
-    for _ in range(n):
-        candidate = candidate + 1 if candidate + 1 < n else 0
+    for candidate in SEATS_AFTER[len(seats)][after]:
         if not seats[candidate].out:
             return candidate
     return after
@@ -110,15 +114,15 @@ def end_turn(ctx: Ctx) -> None:
     to_first = (s.first_seat - seat) % n or n
     round_no = s.round
     if to_first <= ((nxt - seat) % n or n):
-        if round_no >= s.config.round_limit:
+        cfg = s.config
+        if round_no >= cfg.round_limit:
             endgame.finish(ctx, "round_limit")
             return
         round_no += 1
-        every = s.config.new_year_every
-        if s.config.has(Feature.LUNAR_NEW_YEAR) and round_no % every == 0:
+        if cfg.has(Feature.LUNAR_NEW_YEAR) and round_no % cfg.new_year_every == 0:
             for st in s.seats:
                 if not st.out:
-                    ctx.emit(Transfer(BANK, st.seat, s.config.new_year_gift, "new_year"))
+                    ctx.emit(Transfer(BANK, st.seat, cfg.new_year_gift, "new_year"))
     start_turn(ctx, nxt, round_no)
 
 
@@ -157,29 +161,25 @@ def landed(ctx: Ctx) -> None:
 
 def roll(ctx: Ctx, seat: int) -> None:
     s = ctx.s
-    st = s.seats[seat]
+    cfg = s.config
+    in_jail = s.seats[seat].in_jail
     white, rng_after, script_after = draw_dice(s.rng, s.script)
     a, b = white
     third: SpeedFace | None = None
-    use_third = (
-        s.config.third_die_from_round is not None
-        and s.round >= s.config.third_die_from_round
-        and not st.in_jail
-    )
-    if use_third:
+    from_round = cfg.third_die_from_round
+    if from_round is not None and s.round >= from_round and not in_jail:
         third, _, _ = draw_speed_die(rng_after, script_after)
-    triples = third is not None and third.number == a == b
     doubles = s.doubles
     roll_again = False
-    if not st.in_jail and a == b:
+    if not in_jail and a == b:
         roll_again = True
-        if not triples:
+        if third is None or third.number != a:  # triples are no doubles (R19)
             doubles += 1
     ctx.emit(DiceRolled(seat, white, third, doubles, roll_again, third is _X))
-    cfg = s.config
-    if a + b == cfg.lucky_total and cfg.has(Feature.LUCKY_EIGHT):
+    total = a + b
+    if total == cfg.lucky_total and cfg.has(Feature.LUCKY_EIGHT):
         ctx.emit(Transfer(BANK, seat, cfg.lucky_payout, "lucky_eight"))
-    if a + b == cfg.unlucky_total and cfg.has(Feature.UNLUCKY_FOUR):
+    if total == cfg.unlucky_total and cfg.has(Feature.UNLUCKY_FOUR):
         payment.require(
             ctx, seat, cfg.unlucky_cost, ((POT, cfg.unlucky_cost),), "unlucky_four", then=Then.DICE
         )
@@ -239,23 +239,18 @@ def teleport(ctx: Ctx, seat: int, square: int, automatic: bool = False) -> None:
 
 def move_by(ctx: Ctx, seat: int, steps: int, how: MoveHow) -> None:
     frm = ctx.s.seats[seat].position
-    to = (frm + steps) % BOARD_SIZE
     # Landing exactly on Start is paid by resolving the square (salary + bonus).
     passed = frm + steps > BOARD_SIZE
-    _move(ctx, seat, frm, to, passed, how)
+    ctx.emit(Moved(seat, frm, (frm + steps) % BOARD_SIZE, passed, how))
+    if passed:
+        ctx.emit(Transfer(BANK, seat, ctx.s.config.salary, "salary"))
+    land(ctx, seat)
 
 
 def move_to(ctx: Ctx, seat: int, target: int, how: MoveHow) -> None:
     frm = ctx.s.seats[seat].position
     steps = distance(frm, target) or BOARD_SIZE
     move_by(ctx, seat, steps, how)
-
-
-def _move(ctx: Ctx, seat: int, frm: int, to: int, passed: bool, how: MoveHow) -> None:
-    ctx.emit(Moved(seat, frm, to, passed, how))
-    if passed:
-        ctx.emit(Transfer(BANK, seat, ctx.s.config.salary, "salary"))
-    land(ctx, seat)
 
 
 #: for each square, the other properties in the order met when moving forward from it
@@ -288,13 +283,11 @@ def land(ctx: Ctx, seat: int) -> None:
     s = ctx.s
     square = s.seats[seat].position
     sq = SQUARES[square]
-    kind = sq.kind
-    cfg = s.config
     if IS_PROPERTY[square]:
         owner = s.props[PROPERTY_SLOT[square]].owner
         if owner is None:
             if s.seats[seat].cash >= sq.price:
-                ctx.emit(BuyOffered(seat, square, ctx.now + cfg.turn_seconds))
+                ctx.emit(BuyOffered(seat, square, ctx.now + s.config.turn_seconds))
             else:
                 ctx.emit(PropertyDeclined(seat, square, True))
                 if auction.start(ctx, square, seat):
@@ -305,7 +298,10 @@ def land(ctx: Ctx, seat: int) -> None:
             payment.require(ctx, seat, rent, ((owner, rent),), "rent")
         else:
             landed(ctx)
-    elif kind is _START:
+        return
+    kind = sq.kind
+    if kind is _START:
+        cfg = s.config
         ctx.emit(Transfer(BANK, seat, cfg.salary + cfg.landing_bonus, "start_landing"))
         landed(ctx)
     elif kind is _TAX:
