@@ -12,10 +12,16 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterable
 
-from opolyx_contracts import errors, lobby
+from opolyx_contracts import chat, errors, lobby
 from opolyx_contracts.game import COMMAND_MODELS, EVENT_MODELS, Timeout
 from opolyx_contracts.gateway import CHAT_TEXT_LIMIT, GATEWAY_PROTOCOL, LOBBY_ACTIONS, PUSH_TYPES
-from opolyx_contracts.table import DecisionKind, SeedRevealed, TableCreatedEvent
+from opolyx_contracts.table import (
+    AutopilotChanged,
+    AutopilotReason,
+    DecisionKind,
+    SeedRevealed,
+    TableCreatedEvent,
+)
 
 __all__ = ["ConstantGroup", "codes_of", "contract_constants", "enum_of"]
 
@@ -43,6 +49,8 @@ def contract_constants() -> dict[str, object]:
     return {
         "PROTOCOL": GATEWAY_PROTOCOL,
         "CHAT_TEXT_LIMIT": CHAT_TEXT_LIMIT,
+        "STICKERS": enum_of(chat.STICKERS),
+        "CHAT_ERRORS": codes_of(chat.CHAT_ERROR_CODES),
         "PUSH_TYPES": enum_of(PUSH_TYPES),
         "ERRORS": _codes(errors),
         "LOBBY_ERRORS": codes_of(lobby.LOBBY_ERROR_CODES),
@@ -50,6 +58,7 @@ def contract_constants() -> dict[str, object]:
         "ROOM_STATUSES": enum_of(typing.get_args(lobby.RoomStatus)),
         "LOBBY_EVENT_TYPES": enum_of(typing.get_args(lobby.LobbyEventType)),
         "DECISION_KINDS": enum_of(typing.get_args(DecisionKind)),
+        "AUTOPILOT_REASONS": enum_of(typing.get_args(AutopilotReason)),
         "COMMAND_TYPES": enum_of(
             kind for kind, model in COMMAND_MODELS.items() if model is not Timeout
         ),
@@ -58,6 +67,7 @@ def contract_constants() -> dict[str, object]:
                 *EVENT_MODELS,
                 TableCreatedEvent.model_fields["type"].default,
                 SeedRevealed.model_fields["type"].default,
+                AutopilotChanged.model_fields["type"].default,
             ]
         ),
     }
