@@ -14,8 +14,11 @@ import * as lobby from "./views/lobby.js";
 import * as signin from "./views/signin.js";
 import * as table from "./views/table.js";
 import * as topbar from "./views/topbar.js";
+import * as chat from "./views/chat.js";
+import * as postgame from "./views/postgame.js";
+import * as profile from "./views/profile.js";
 
-const VIEWS = [topbar, signin, lobby, table];
+const VIEWS = [topbar, signin, lobby, table, chat, profile, postgame];
 const SCREENS = ["signin", "lobby", "table"];
 
 function showScreen(screen) {
