@@ -33,6 +33,7 @@ from opolyx_service.runtime import ServiceRuntime
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
+from opolyx_gateway.app_shell import service_worker, service_worker_route
 from opolyx_gateway.auth import (
     AUTH_BAD_NAME,
     AUTH_REQUIRED,
@@ -322,6 +323,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
             progression_router,
             board_data,
             client_constants_module,
+            service_worker_route,
             live,
             ready,
             metrics,
@@ -338,6 +340,9 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
         state=State(
             {
                 "constants_module": constants_module(client_constants()),
+                "service_worker": service_worker(
+                    options.static_dir, constants_module(client_constants())
+                ),
                 "readiness": readiness,
                 "registry": registry,
             }

@@ -34,6 +34,21 @@ def board_and_modes() -> dict[str, Any]:
     }
 
 
+def rent_tax_schedule() -> dict[str, list[list[float]]]:
+    """Per mode, the share of a rent withheld as rent tax (R6, in percent) from each round on
+    where it changes, computed by the rules: the client looks the current round up."""
+    schedule: dict[str, list[list[float]]] = {}
+    for name, mode in modes.MODES.items():
+        steps: list[list[float]] = []
+        if mode.rent_tax_start is not None and mode.rent_tax_full is not None:
+            for round_no in range(mode.rent_tax_start, mode.rent_tax_full + 1):
+                pct = opolyx_rules.rent_tax_withheld(mode, round_no, 10_000) / 100
+                if not steps or steps[-1][1] != pct:
+                    steps.append([round_no, pct])
+        schedule[name] = steps
+    return schedule
+
+
 def client_constants() -> dict[str, object]:
     data = board_and_modes()
     return {
@@ -48,6 +63,10 @@ def client_constants() -> dict[str, object]:
         "MODES": data["modes"],
         "SQUARES": data["squares"],
         "FORTUNA_NAMES": data["fortuna_names"],
+        "RENT_TAX": rent_tax_schedule(),
+        "POT_MODES": [
+            name for name, m in modes.MODES.items() if m.features & modes.Feature.FORTUNE_POT
+        ],
     }
 
 

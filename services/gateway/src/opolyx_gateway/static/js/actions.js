@@ -202,6 +202,14 @@ async function watchTable(tableId) {
   try {
     const watch = await store.conn.request("table.watch", { table: tableId, since: tb.resumeFrom ?? (tb.seq || undefined) });
     if (store.tables.get(tableId) !== tb) return;
+    if (watch.replayed === 0 && watch.seq > LOG_REPLAY && tb.resumeFrom === 0 && !tb.events.length) {
+      // a long or finished game is replayed no further back than the gateway's limit:
+      // watch again from its recent end, so the log is not empty
+      tb.resumeFrom = Math.max(0, watch.seq - LOG_REPLAY);
+      tb.seq = tb.resumeFrom;
+      await watchTable(tableId);
+      return;
+    }
     tb.seat = watch.seat;
     if (tb.seat !== null && tb.seat !== undefined) setMyGame(tableId);
     if (tb.view) emit("table", tb);

@@ -9,16 +9,17 @@
 import { connect, loadSession, saveSession } from "./actions.js";
 import { initI18n } from "./i18n.js";
 import { on, setScreen, store } from "./store.js";
-import { fairness, sideValue } from "./trade.js";
+import * as motion from "./motion.js";
+import * as pwa from "./pwa.js";
+import * as sound from "./sound.js";
+import * as games from "./views/games.js";
+import * as glance from "./views/glance.js";
 import * as lobby from "./views/lobby.js";
 import * as signin from "./views/signin.js";
 import * as table from "./views/table.js";
 import * as topbar from "./views/topbar.js";
-import * as chat from "./views/chat.js";
-import * as postgame from "./views/postgame.js";
-import * as profile from "./views/profile.js";
 
-const VIEWS = [topbar, signin, lobby, table, chat, profile, postgame];
+const VIEWS = [topbar, signin, lobby, table, games, glance, sound, motion, pwa];
 const SCREENS = ["signin", "lobby", "table"];
 
 function showScreen(screen) {
@@ -40,5 +41,5 @@ async function main() {
 }
 
 // the store, for tests and the browser's console
-window.opolyx = { fairness, sideValue, app: store };
+window.opolyx = { app: store };
 main();

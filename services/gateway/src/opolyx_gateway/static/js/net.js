@@ -47,6 +47,12 @@ export class Connection {
   }
 
   open() {
+    if (!navigator.onLine) {
+      // no network: try again the moment the browser has one (no doomed attempts meanwhile)
+      this.onStatus("offline");
+      window.addEventListener("online", () => { if (!this.closedByUs) this.open(); }, { once: true });
+      return;
+    }
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const socket = new WebSocket(`${scheme}//${location.host}/ws`);
     this.socket = socket;

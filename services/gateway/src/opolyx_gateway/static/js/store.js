@@ -138,12 +138,15 @@ function tableEvents(tableId, seq, records) {
 function tableUpdate(push) {
   const t = store.tables.get(push.table_id);
   if (!t || !t.view) return;
+  const fresh = push.events.filter((r) => r.seq > t.seq).map((r) => r.event);
   tableEvents(push.table_id, push.last_seq, push.events);
   tableState({
     type: P.TABLE_STATE, table: push.table_id, seq: push.last_seq, version: push.version,
-    state: push.view, pending: push.pending, seats: t.view.seats,
+    state: push.view, net_worth: push.net_worth, pending: push.pending, seats: t.view.seats,
     deadline_at: push.deadline_at, now: push.now,
   });
+  // what just happened, for sound and motion (never the log replayed on a return)
+  if (fresh.length) emit("live-events", { table: t, events: fresh });
 }
 
 function tableState(push) {
@@ -174,17 +177,9 @@ export function wall(gameSeconds, t = store.table) {
   return !t || t.offset === null || t.offset === undefined ? null : gameSeconds + t.offset;
 }
 
-// Net worth as the table reports it when it does (state.seats[i].net_worth), else the
-// cash plus what the player's properties are listed at.
-export function worthOf(state, seat) {
-  const s = state.seats[seat];
-  if (s.net_worth !== undefined && s.net_worth !== null) return s.net_worth;
-  let worth = s.cash;
-  for (const p of state.squares) {
-    if (p.owner !== seat) continue;
-    const sq = store.board[p.square];
-    worth += p.mortgaged ? Math.floor(sq.price / 2) : sq.price;
-    worth += p.buildings * sq.building_cost;
-  }
-  return worth;
+// A seat's net worth as the table computed it (the rules' net_worths, sent with every
+// state); 0 from a table that sent none.
+export function worthOf(state, seat, t = store.table) {
+  const worths = t && t.view && t.view.net_worth;
+  return worths && worths[seat] !== undefined ? worths[seat] : 0;
 }

@@ -1,41 +1,35 @@
-// Trade offers: the dialog, and the fairness rule of RULES.md R10 shown before sending.
+// Trade offers: the dialog, and the verdict of the fairness rule (RULES.md R10) before
+// sending. The verdict and both sides' values are the table's: every change of the draft
+// asks it (`table.trade_preview`, answered by the rules' own guard), so this page computes
+// no rule of its own; a property of a built group is listed and the table says no.
 
 import { COMMAND_TYPES } from "./constants.js";
 import { $, h, money } from "./dom.js";
+import { errorText } from "./actions.js";
 import { t } from "./i18n.js";
+import { store } from "./store.js";
 
-// value(side) = cash + price of each unmortgaged property + half price of each mortgaged one.
-export function sideValue(cash, squares, state, board) {
-  let value = Number(cash) || 0;
-  for (const square of squares) {
-    const prop = state.squares.find((p) => p.square === square);
-    const price = board[square].price;
-    value += prop && prop.mortgaged ? Math.floor(price / 2) : price;
-  }
-  return value;
+const PREVIEW_DELAY_MS = 120; // typing a sum asks once, not once a keystroke
+
+// The squares a seat holds, in board order.
+function holdings(state, seat) {
+  return state.squares.filter((p) => p.owner === seat).map((p) => p.square);
 }
 
-export function fairness(give, take, pct, allies) {
-  if (allies) return { ok: true, text: t("ui.trade.allies") };
-  if (give === 0 && take === 0) return { ok: false, text: t("ui.trade.empty") };
-  const small = Math.min(give, take);
-  const large = Math.max(give, take);
-  const share = large === 0 ? 100 : Math.floor((small * 100) / large);
-  const ok = small * 100 >= large * pct;
-  return {
-    ok,
-    text: t(ok ? "ui.trade.fair" : "ui.trade.unfair", { give: money(give), take: money(take), share, pct }),
+// The dialog's text for the table's verdict (a TradePreviewResult).
+export function verdictText(preview) {
+  if (preview.allies) return t("ui.trade.allies");
+  if (preview.give_value === 0 && preview.take_value === 0) return t("ui.trade.empty");
+  const figures = {
+    give: money(preview.give_value), take: money(preview.take_value),
+    share: preview.share_pct, pct: preview.fairness_pct,
   };
+  if (preview.allowed) return t("ui.trade.fair", figures);
+  if (preview.refusal && preview.refusal.code === "trade/unfair") return t("ui.trade.unfair", figures);
+  return t("app.trade.refused", { reason: errorText(preview.refusal || {}) });
 }
 
-// A property can be traded when no street of its group has buildings (R10).
-export function tradeable(state, board, seat) {
-  const built = new Set();
-  for (const p of state.squares) if (p.buildings > 0) built.add(board[p.square].group);
-  return state.squares.filter((p) => p.owner === seat && !built.has(board[p.square].group)).map((p) => p.square);
-}
-
-export function openTradeDialog({ state, board, me, names, squareName, pct, send }) {
+export function openTradeDialog({ state, board, me, names, squareName, send }) {
   const dialog = $("#trade-dialog");
   const others = state.seats.filter((s) => !s.out && s.seat !== me);
   if (!others.length) return;
@@ -48,7 +42,7 @@ export function openTradeDialog({ state, board, me, names, squareName, pct, send
   const takeBox = h("fieldset", {}, h("legend", {}, t("ui.trade.you_get")));
   const fill = (box, seat, cashInput) => {
     box.replaceChildren(box.firstChild, h("label", {}, t("ui.trade.cash"), cashInput));
-    for (const square of tradeable(state, board, seat)) {
+    for (const square of holdings(state, seat)) {
       const sq = board[square];
       const prop = state.squares.find((p) => p.square === square);
       box.append(h("label.check", {},
@@ -71,18 +65,31 @@ export function openTradeDialog({ state, board, me, names, squareName, pct, send
       take_squares: picked("take"),
     };
   };
+  const el = $("#trade-fairness");
+  let asked = 0; // the newest question; older answers are dropped
+  let timer = null;
+  const show = (text, ok) => {
+    el.textContent = text;
+    el.classList.toggle("bad", !ok);
+    $("#trade-send").disabled = !ok;
+  };
+  const ask = async () => {
+    const question = ++asked;
+    const table = store.table;
+    if (!table) return;
+    try {
+      const preview = await store.conn.request("table.trade_preview", { table: table.id, ...collect() });
+      if (question === asked) show(verdictText(preview), preview.allowed);
+    } catch (err) {
+      if (question === asked) show(t("app.trade.unavailable", { reason: errorText(err) }), false);
+    }
+  };
   const update = () => {
-    const offer = collect();
-    const mine = state.seats[me];
-    const theirs = state.seats[offer.to];
-    const allies = mine.team !== null && mine.team !== undefined && mine.team === theirs.team;
-    const verdict = fairness(
-      sideValue(offer.give_cash, offer.give_squares, state, board),
-      sideValue(offer.take_cash, offer.take_squares, state, board), pct, allies);
-    const el = $("#trade-fairness");
-    el.textContent = verdict.text;
-    el.classList.toggle("bad", !verdict.ok);
-    $("#trade-send").disabled = !verdict.ok;
+    $("#trade-send").disabled = true;
+    el.classList.remove("bad");
+    el.textContent = t("app.trade.checking");
+    clearTimeout(timer);
+    timer = setTimeout(ask, PREVIEW_DELAY_MS);
   };
   select.onchange = () => { refill(); update(); };
   body.oninput = update;
