@@ -10,6 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from opolyx_contracts import progression
+from opolyx_contracts.chat import (
+    ChatHistory,
+    ChatHistoryRequest,
+    ChatMessage,
+    ChatMute,
+    ChatMutes,
+    ChatMutesQuery,
+    ChatPost,
+    ChatPosted,
+    ChatReport,
+    ChatReported,
+)
 from opolyx_contracts.lobby import (
     LOBBY_MEMBER_EVENTS_WILDCARD,
     LobbyCommand,
@@ -17,6 +30,12 @@ from opolyx_contracts.lobby import (
     LobbyReply,
 )
 from opolyx_contracts.subjects import (
+    CHAT_HISTORY_ANY,
+    CHAT_MUTE,
+    CHAT_MUTES,
+    CHAT_POSTS_ANY,
+    CHAT_REPORT,
+    CHAT_STREAM_SUBJECTS,
     LOBBY_CMD,
     LOBBY_EVENTS,
     TABLE_COMMANDS_ANY,
@@ -92,6 +111,91 @@ def document() -> dict[str, Any]:
             LobbyCommand,
             LobbyReply,
             description="A lobby command as the token's player.",
+        )
+        .handles(
+            CHAT_STREAM_SUBJECTS,
+            ChatMessage,
+            description="Live messages of the chat channels its clients watch (one core "
+            "subscription per channel, made before the history is asked for), each filtered "
+            "per recipient by the recipient's mutes.",
+        )
+        .publishes(
+            CHAT_POSTS_ANY,
+            ChatPost,
+            ChatPosted,
+            description="A player's text or sticker, as the token's player.",
+        )
+        .publishes(
+            CHAT_HISTORY_ANY,
+            ChatHistoryRequest,
+            ChatHistory,
+            description="Joining a channel: its recent history, the licence to forward its "
+            "live messages.",
+        )
+        .publishes(CHAT_MUTE, ChatMute, ChatMutes, description="A player mutes or unmutes.")
+        .publishes(
+            CHAT_MUTES, ChatMutesQuery, ChatMutes, description="A player's mutes, to filter."
+        )
+        .publishes(CHAT_REPORT, ChatReport, ChatReported, description="A reported message.")
+        .publishes(
+            progression.PROFILE,
+            progression.ProfileRequest,
+            progression.Profile,
+            description="My profile (REST).",
+        )
+        .publishes(
+            progression.PUBLIC_PROFILE,
+            progression.PublicProfileRequest,
+            progression.PublicProfile,
+            description="A player's public profile (REST).",
+        )
+        .publishes(
+            progression.CARDS,
+            progression.CardsRequest,
+            progression.CardsReply,
+            description="My cards (REST).",
+        )
+        .publishes(
+            progression.MISSIONS,
+            progression.MissionsRequest,
+            progression.MissionsReply,
+            description="My missions (REST).",
+        )
+        .publishes(
+            progression.LEADERBOARD,
+            progression.LeaderboardRequest,
+            progression.LeaderboardReply,
+            description="The weekly or following leaderboard (REST).",
+        )
+        .publishes(
+            progression.FOLLOW,
+            progression.FollowRequest,
+            progression.FollowReply,
+            description="Follow a player (REST).",
+        )
+        .publishes(
+            progression.UNFOLLOW,
+            progression.FollowRequest,
+            progression.FollowReply,
+            description="Unfollow a player (REST).",
+        )
+        .publishes(
+            progression.FOLLOWING,
+            progression.FollowingRequest,
+            progression.FollowingReply,
+            description="The players I follow (REST).",
+        )
+        .publishes(
+            progression.CREDIT,
+            progression.GameCreditRequest,
+            progression.GameCreditReply,
+            description="What a finished game paid me (REST).",
+        )
+        .publishes(
+            progression.PRESENCE,
+            progression.PresenceReport,
+            progression.PresenceAck,
+            description="Who is connected here: a player's first and last socket, every 30 s.",
         )
         .document()
     )
