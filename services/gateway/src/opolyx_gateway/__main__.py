@@ -41,7 +41,9 @@ def uvicorn_config(settings: GatewaySettings, app: Litestar) -> uvicorn.Config:
         # to save ~2.5 KB per update; every frame of a game is that small, so no threshold
         # pays (and each socket's zlib state costs memory).
         ws_per_message_deflate=False,
-        ws_max_size=max(65_536, settings.gateway.max_message_bytes * 2),
+        # Up to this the gateway reads a message and answers it (too large: a coded reply);
+        # past it the server closes the socket with 1009 before buffering more.
+        ws_max_size=settings.gateway.max_frame_bytes,
         log_config=None,
         access_log=False,
         lifespan="on",

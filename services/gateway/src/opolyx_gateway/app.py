@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from litestar import Litestar, MediaType, Request, Response, get, post
-from litestar.datastructures import CacheControlHeader, State
+from litestar.datastructures import CacheControlHeader, MutableScopeHeaders, State
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.params import JSONBody, Parameter
 from litestar.static_files import create_static_files_router
+from litestar.types import Message, Scope
 from nats.aio.client import Client as NatsClient
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
@@ -47,9 +49,9 @@ from opolyx_gateway.constants import board_and_modes, client_constants, constant
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.hub import Hub
 from opolyx_gateway.metrics import GatewayMetrics
-from opolyx_gateway.replays import ROUTES as REPLAY_ROUTES
 from opolyx_gateway.presence import Presence
 from opolyx_gateway.progression_routes import progression_router
+from opolyx_gateway.replays import ROUTES as REPLAY_ROUTES
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
 from opolyx_gateway.upstream import Upstream
 from opolyx_gateway.ws import ClientSession, TokenBucket, websocket_endpoint
@@ -60,6 +62,35 @@ log = logging.getLogger("opolyx.gateway")
 
 PLAYERS_BUCKET = "gateway_players"
 """Display names of guests, so profiles can name any player who signed in."""
+
+SECURITY_HEADERS = {
+    # Scripts, styles and connections from this origin only: no inline script or style
+    # (the page has none; the client sets styles through the CSSOM), no framing.
+    "content-security-policy": "; ".join(
+        (
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self'",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        )
+    ),
+    "x-frame-options": "DENY",  # frame-ancestors for browsers without CSP level 2
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+"""Sent with every HTTP response the gateway makes: pages, scripts, the API, errors."""
+
+
+async def _add_security_headers(message: Message, scope: Scope) -> None:
+    if message["type"] == "http.response.start":
+        headers = MutableScopeHeaders.from_message(message)
+        for name, value in SECURITY_HEADERS.items():
+            headers[name] = value
 
 
 class AddressLimit:
@@ -151,6 +182,23 @@ async def sign_in(data: JSONBody[SignIn], state: State, request: Request[Any, An
         except Exception as exc:  # a profile without a name is not worth refusing sign-in
             log.warning("could not store the display name: %s", exc)
     return Session(token=token, player_id=player_id, name=name, expires_at=identity.expires_at)
+
+
+@post(
+    "/api/session/renew",
+    tags=["auth"],
+    summary="A fresh token for the same player (send it in a hello to keep the socket)",
+    status_code=200,
+)
+async def renew_session(state: State, request: Request[Any, Any, Any]) -> Session:
+    """A token that is still valid buys a new one with a full lifetime; an open socket
+    adopts it with another ``hello`` (the web client does both before the old one expires,
+    or the socket is closed at expiry with ``auth/expired_token``)."""
+    identity = _identity(request)
+    token, renewed = _gateway(state).signer.issue(identity.player_id, identity.name)
+    return Session(
+        token=token, player_id=renewed.player_id, name=renewed.name, expires_at=renewed.expires_at
+    )
 
 
 @get("/api/session", tags=["auth"], summary="Who the token says I am")
@@ -258,8 +306,15 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
             settings.nats.request_timeout,
             tracing=settings.telemetry.traces != "none",
             on_retry=metrics_.table_retries.inc,
+            recent_commands=options.recent_commands,
         )
-        hub = Hub(nc, upstream, options.replay_limit)
+        hub = Hub(
+            nc,
+            upstream,
+            options.replay_limit,
+            options.max_spectators_per_table,
+            on_replay_read=metrics_.replay_reads.inc,
+        )
         await hub.start()
         assert options.active_key_id is not None
         signer = TokenSigner(options.signing_keys, options.active_key_id, options.token_ttl_seconds)
@@ -317,6 +372,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
     return Litestar(
         route_handlers=[
             sign_in,
+            renew_session,
             whoami,
             list_rooms,
             player_profile,
@@ -348,7 +404,15 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
             }
         ),
         exception_handlers={AuthError: _error_response, GatewayError: _error_response},
-        openapi_config=OpenAPIConfig(title="opolyx gateway", version="0.1.0", path="/schema"),
+        # The document only: the interactive viewers load scripts from a CDN and inline,
+        # which the content security policy refuses.
+        openapi_config=OpenAPIConfig(
+            title="opolyx gateway",
+            version="0.1.0",
+            path="/schema",
+            render_plugins=[JsonRenderPlugin()],
+        ),
+        before_send=[_add_security_headers],
         debug=False,
         logging_config=None,  # the shared structlog setup (opolyx_service.logs) stays in charge
     )

@@ -10,6 +10,12 @@ may drop a message, so an update whose `first_seq` skips past the feed's sequenc
 feed replay the gap from the TABLE_EVENTS stream first, and a command reply naming a
 sequence the feed has not seen shortly after makes it resynchronise (stream + view).
 Updates are applied one at a time in order (a lock shared with joins and resyncs).
+
+A client that resumes (``since``) gets the events it missed from the stream, at most
+`replay_limit` of them and only as many as its socket's budget allows (else the state
+alone, which it needs anyway); the stream is read outside the lock, so one client's replay
+never holds up the table's updates to the others (its own are held back until its replay
+and state are out, then sent in order).
 """
 
 from __future__ import annotations
@@ -66,12 +72,22 @@ class ViewSource(Protocol):
 Replay = Callable[[str, int, int], Awaitable[list[TableEvents]]]
 """(table_id, since, upto) -> the stored batches holding events since < seq <= upto."""
 
+TOO_MANY_SPECTATORS = "table/too_many_spectators"
+
 
 @dataclass(eq=False)
 class Watcher:
     seat: int | None
     cursor: int
     """Last event sequence this client has (pushes at or below it are not sent again)."""
+    held: list[str] | None = None
+    """Pushes kept back while this client's replay is read (None: send at once)."""
+
+    def send(self, sink: Sink, text: str) -> None:
+        if self.held is None:
+            sink.push(text)
+        else:
+            self.held.append(text)
 
 
 class TableFeed:
@@ -83,12 +99,14 @@ class TableFeed:
         replay: Replay,
         replay_limit: int,
         on_empty: Callable[[TableFeed], None],
+        max_spectators: int = 100,
     ) -> None:
         self.table_id = table_id
         self._nc = nc
         self._views = views
         self._replay = replay
         self._replay_limit = replay_limit
+        self._max_spectators = max_spectators
         self._on_empty = on_empty
         self.watchers: dict[Sink, Watcher] = {}
         self.seats: list[TableSeat] | None = None
@@ -152,7 +170,7 @@ class TableFeed:
     def _broadcast(self, seq: int, text: str) -> None:
         for sink, watcher in list(self.watchers.items()):
             if watcher.cursor < seq:
-                sink.push(text)
+                watcher.send(sink, text)
                 watcher.cursor = seq
 
     async def _push_missed(self, after: int, upto: int) -> None:
@@ -198,7 +216,7 @@ class TableFeed:
                     await self._push_missed(before, state.seq)
                     text = encode_state(state)
                     for sink, watcher in list(self.watchers.items()):
-                        sink.push(text)
+                        watcher.send(sink, text)
                         watcher.cursor = state.seq
                     return
             await asyncio.sleep(0.05 * 2**attempt)  # the view lags the reply: ask again
@@ -227,9 +245,16 @@ class TableFeed:
         return next((s.seat for s in self.seats or () if s.player_id == player_id), None)
 
     # ------------------------------------------------------------- watchers
-    async def join(self, sink: Sink, player_id: str, since: int | None) -> TableWatchResult:
+    async def join(
+        self,
+        sink: Sink,
+        player_id: str,
+        since: int | None,
+        may_replay: Callable[[int], bool] | None = None,
+    ) -> TableWatchResult:
         """Start pushing this table to `sink`: missed events (from `since`), then the state,
-        then every update."""
+        then every update. `may_replay(n)` says whether this client may be sent `n` missed
+        events now (its budget); if not, or past `replay_limit`, it gets the state alone."""
         try:
             await self._ensure_subscribed()
         except Exception as exc:  # NATS down
@@ -240,21 +265,41 @@ class TableFeed:
             if state is None:
                 state = await self._snapshot(set(), player_id)
             seat = self.seat_of(player_id)
+            if seat is None and self._spectators() >= self._max_spectators:
+                raise GatewayError(
+                    TOO_MANY_SPECTATORS,
+                    f"table {self.table_id} has as many spectators as it takes; try later",
+                )
             known = self._known_seats
             if seat is not None and known is not None and seat not in known:
                 state = await self._snapshot({seat, *known})
-            replayed = 0
-            if since is not None and 0 < state.seq - since <= self._replay_limit:
+            missed = 0 if since is None else state.seq - since
+            replay = 0 < missed <= self._replay_limit and (may_replay is None or may_replay(missed))
+            watcher = self.watchers[sink] = Watcher(
+                seat=seat, cursor=state.seq, held=[] if replay else None
+            )
+            if not replay:
+                sink.push(encode_state(state))
+        replayed = 0
+        if replay:
+            assert since is not None and watcher.held is not None
+            try:
                 for batch in await self._replay(self.table_id, since, state.seq):
                     text = events_push(batch, since, state.seq)
                     if text is not None:
                         sink.push(text)
                         replayed += sum(1 for r in batch.events if since < r.seq <= state.seq)
-            sink.push(encode_state(state))
-            self.watchers[sink] = Watcher(seat=seat, cursor=state.seq)
+            finally:  # then the state, then what came meanwhile, in order
+                sink.push(encode_state(state))
+                for text in watcher.held:
+                    sink.push(text)
+                watcher.held = None
         return TableWatchResult(
             table=self.table_id, seat=seat, spectator=seat is None, seq=state.seq, replayed=replayed
         )
+
+    def _spectators(self) -> int:
+        return sum(1 for watcher in self.watchers.values() if watcher.seat is None)
 
     async def leave(self, sink: Sink) -> None:
         self.watchers.pop(sink, None)

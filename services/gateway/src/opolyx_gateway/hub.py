@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
-from nats.js.api import DeliverPolicy
+from nats.js.api import ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 from opolyx_contracts import subjects
 from opolyx_contracts.gateway import LobbyEventPush, LobbyRoomsPush, TableWatchResult
@@ -30,6 +31,7 @@ from pydantic import ValidationError
 
 from opolyx_gateway.chat_channels import ChatChannels
 from opolyx_gateway.feed import Sink, TableFeed
+from opolyx_gateway.pushes import UpdateHeader
 from opolyx_gateway.seat_presence import SeatPresenceReports
 from opolyx_gateway.upstream import Upstream
 
@@ -45,11 +47,20 @@ joins costs each socket one push, not one per event)."""
 
 
 class Hub:
-    def __init__(self, nc: NatsClient, upstream: Upstream, replay_limit: int) -> None:
+    def __init__(
+        self,
+        nc: NatsClient,
+        upstream: Upstream,
+        replay_limit: int,
+        max_spectators: int = 100,
+        on_replay_read: Callable[[int], None] | None = None,
+    ) -> None:
         self.nc = nc
         self.js: JetStreamContext = nc.jetstream()
         self.upstream = upstream
         self.replay_limit = replay_limit
+        self.max_spectators = max_spectators
+        self._on_replay_read = on_replay_read or (lambda count: None)
         self.feeds: dict[str, TableFeed] = {}
         self.lobby_sinks: set[Sink] = set()
         self.members: dict[str, set[Sink]] = {}
@@ -138,6 +149,7 @@ class Hub:
                 self.replay,
                 self.replay_limit,
                 on_empty=lambda f: self._forget(f),
+                max_spectators=self.max_spectators,
             )
         return feed
 
@@ -146,11 +158,17 @@ class Hub:
             del self.feeds[feed.table_id]
 
     async def watch(
-        self, sink: Sink, table_id: str, player_id: str, since: int | None
+        self,
+        sink: Sink,
+        table_id: str,
+        player_id: str,
+        since: int | None,
+        *,
+        may_replay: Callable[[int], bool] | None = None,
     ) -> TableWatchResult:
         feed = self._feed(table_id)
         try:
-            result = await feed.join(sink, player_id, since)
+            result = await feed.join(sink, player_id, since, may_replay)
         except BaseException:
             if not feed.watchers:
                 await feed.close()
@@ -172,11 +190,22 @@ class Hub:
             feed.expect(seq)
 
     async def replay(self, table_id: str, since: int, upto: int) -> list[TableEvents]:
-        """The stored batches holding the events ``since < seq <= upto`` of one table."""
+        """The stored batches holding the events ``since < seq <= upto`` of one table, read
+        from the first of them on (found by its stream sequence), not from the table's
+        first message: the cost grows with what was missed, not with the game's length."""
+        subject = subjects.table_events(table_id)
+        try:
+            start = await self._stream_seq_after(subject, since)
+        except Exception as exc:  # no stream or no events yet, or JetStream down
+            log.warning("events of table %s cannot be replayed: %s", table_id, exc)
+            return []
+        if start is None:
+            return []
         missed: list[TableEvents] = []
         done = asyncio.Event()
 
         async def collect(msg: Msg) -> None:
+            self._on_replay_read(1)
             try:
                 batch = TableEvents.model_validate_json(msg.data)
             except ValidationError:
@@ -189,10 +218,13 @@ class Hub:
 
         try:
             sub = await self.js.subscribe(
-                subjects.table_events(table_id),
+                subject,
                 cb=collect,
+                stream=subjects.TABLE_EVENTS_STREAM,
                 ordered_consumer=True,
-                deliver_policy=DeliverPolicy.ALL,
+                config=ConsumerConfig(
+                    deliver_policy=DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start
+                ),
             )
         except Exception as exc:  # no stream yet, or JetStream down: a snapshot will do
             log.warning("events of table %s cannot be replayed: %s", table_id, exc)
@@ -204,3 +236,34 @@ class Hub:
         finally:
             await sub.unsubscribe()
         return missed
+
+    async def _stream_seq_after(self, subject: str, since: int) -> int | None:
+        """The stream sequence of the first stored batch of `subject` with an event after
+        `since` (None: there is none), found by bisection over the stream with one-message
+        reads: about log2(stream length) of them, whatever the table's history."""
+        stream = subjects.TABLE_EVENTS_STREAM
+        last = await self.js.get_last_msg(stream, subject)
+        self._on_replay_read(1)
+        if last.seq is None:
+            return None
+        newest = UpdateHeader.model_validate_json(last.data or b"")
+        if newest.last_seq <= since:
+            return None
+        found, low, high = last.seq, 1, last.seq - 1
+        if newest.first_seq <= since + 1:
+            return found
+        while low <= high:
+            middle = (low + high) // 2
+            probe = await self.js.get_msg(stream, seq=middle, subject=subject, next=True)
+            self._on_replay_read(1)
+            if probe.seq is None or probe.seq > high:  # none of the table's in [middle, high]
+                high = middle - 1
+                continue
+            batch = UpdateHeader.model_validate_json(probe.data or b"")
+            if batch.last_seq <= since:
+                low = probe.seq + 1
+                continue
+            found, high = probe.seq, middle - 1
+            if batch.first_seq <= since + 1:  # it holds since + 1: nothing earlier is needed
+                break
+        return found

@@ -28,6 +28,11 @@ class GatewayMetrics:
             "opolyx_gateway_table_retries",
             "Table commands retried after service/busy or table/not_owner",
         )
+        self.replay_reads = counter(
+            registry,
+            "opolyx_gateway_replay_reads",
+            "Stored batches read from the stream to replay missed events (search reads included)",
+        )
 
     def watch(self, sessions: Sized, feeds: Sized) -> None:
         """Report the sizes of these collections at each scrape (nothing to do per message)."""

@@ -42,7 +42,8 @@ def seats_of(specs: Iterable[SeatSpec]) -> list[TableSeat]:
 
 
 class UpdateHeader(BaseModel):
-    """What the gateway reads of a `TableUpdate` on the live path (the rest is forwarded)."""
+    """What the gateway reads of a `TableUpdate` on the live path (the rest is forwarded),
+    and of a stored `TableEvents` batch while looking for where a replay starts."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
 

@@ -35,15 +35,34 @@ class GatewayOptions(BaseModel):
     rate_burst: int = Field(default=40, gt=0)
     """Messages a client may send at once before the rate applies."""
     rate_violations_before_close: int = Field(default=200, gt=0)
-    """Refused messages in a row after which a flooding socket is closed."""
+    """Refused messages within `rate_violation_window_seconds` after which a flooding socket
+    is closed (1008). A leaky count, not a count in a row: the accepted messages a flood
+    still gets through do not reset it."""
+    rate_violation_window_seconds: float = Field(default=60.0, gt=0)
+    """The window of that count: it drains by ``rate_violations_before_close`` per window."""
     max_message_bytes: int = Field(default=16_384, gt=0)
-    """Largest websocket message accepted."""
+    """Largest websocket message accepted; a larger one (up to `max_frame_bytes`) gets a
+    ``request/invalid`` reply and the socket stays open."""
+    max_frame_bytes: int = Field(default=1_048_576, gt=0)
+    """Largest websocket message read at all (the server's frame limit): a larger one closes
+    the socket with 1009 (message too big) before the gateway sees it, so a client cannot
+    make the gateway buffer more than this per socket."""
     auth_timeout_seconds: float = Field(default=10.0, gt=0)
     """A socket that has not sent a valid ``hello`` by then is closed."""
     send_queue_size: int = Field(default=2048, gt=0)
     """Pushes buffered for one slow client before it is disconnected."""
-    replay_limit: int = Field(default=1000, gt=0)
+    replay_limit: int = Field(default=256, gt=0)
     """Most missed events replayed to a reconnecting client; beyond, a snapshot only."""
+    replay_events_per_second: float = Field(default=64.0, gt=0)
+    """Replayed events one socket may ask for per second (a burst of `replay_limit`): past
+    it a resume gets the snapshot instead, so re-watching in a loop costs the gateway no
+    more than this."""
+    max_spectators_per_table: int = Field(default=100, gt=0)
+    """Spectators one gateway instance lets watch one table (players are always let in);
+    the next one is refused with ``table/too_many_spectators``."""
+    recent_commands: int = Field(default=10_000, gt=0)
+    """Table commands remembered by the player's message id: a retry with the same id is
+    answered from here (or joins the one still in flight) instead of running twice."""
 
     gc_freeze_seconds: float = Field(default=0.5, ge=0)
     """Move the objects alive now out of the collector's full passes this often (0: never;
@@ -64,6 +83,8 @@ class GatewayOptions(BaseModel):
                 f"active_key_id {self.active_key_id!r} is not one of the signing keys "
                 f"({', '.join(self.signing_keys)})"
             )
+        if self.max_frame_bytes < self.max_message_bytes:
+            raise ValueError("max_frame_bytes must be at least max_message_bytes")
         for kid, key in self.signing_keys.items():
             if len(key) < 16:
                 raise ValueError(f"signing key {kid!r} is too short: use at least 16 characters")

@@ -2,7 +2,9 @@
 
 Table: `TableCommand` -> `CommandAccepted` | `ErrorReply` (a `service/busy` or
 `table/not_owner` refusal is retried with backoff, with the same command id so a retry
-never applies twice), `ViewRequest` -> `TableView`. Lobby: `LobbyCommand` -> `LobbyReply`.
+never applies twice; the command id is derived from the player and the client's message
+id, so a client's own retry is the same command too), `ViewRequest` -> `TableView`.
+Lobby: `LobbyCommand` -> `LobbyReply`.
 Chat and progression: request-reply, optional.
 
 Trace context travels in headers only when tracing exports somewhere: with no exporter,
@@ -13,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import random
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -66,13 +70,68 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from opolyx_gateway.errors import GatewayError
 
-__all__ = ["BAD_REPLY", "RETRIED_CODES", "Upstream"]
+__all__ = ["BAD_REPLY", "RETRIED_CODES", "RecentCommands", "Upstream", "command_id_for"]
 
 BAD_REPLY = "upstream/bad_reply"
 RETRIED_CODES = frozenset({BUSY, NOT_OWNER})
 """Table refusals that mean "not now": retried with backoff within the request timeout."""
 FIRST_BACKOFF = 0.005
 """Seconds before the first retry; doubled (with jitter) each time."""
+FORGOTTEN_CODES = frozenset({UNAVAILABLE, BAD_REPLY, *RETRIED_CODES})
+"""Outcomes not remembered for a retry: the retry asks the table again (which knows the
+command id if the first one did reach it)."""
+
+
+def command_id_for(
+    player_id: str,
+    table_id: str,
+    client_id: str | int,
+    command: GameCommand,
+    expected_version: int | None,
+) -> str:
+    """The table command id of a client's message: the same player resending the same
+    message id with the same command gets the same id, so the table applies it once. The
+    command is part of it, so a message id reused for another command (a client that
+    counts from 1 again after a reload) is another command, not a stale answer."""
+    material = "\x1f".join(
+        (
+            player_id,
+            table_id,
+            f"{type(client_id).__name__}:{client_id}",
+            str(expected_version),
+            command.model_dump_json(exclude_none=True),
+        )
+    )
+    return "c" + hashlib.blake2b(material.encode(), digest_size=16).hexdigest()
+
+
+class RecentCommands:
+    """The answers of the last `limit` table commands by command id: a retry of one still
+    in flight waits for it, a retry of one answered gets the same answer. Bounded (the
+    oldest is forgotten first); past it the table's own memory of command ids answers."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._answers: OrderedDict[str, asyncio.Future[TableCmdResult]] = OrderedDict()
+
+    def get(self, command_id: str) -> asyncio.Future[TableCmdResult] | None:
+        return self._answers.get(command_id)
+
+    def begin(self, command_id: str) -> asyncio.Future[TableCmdResult]:
+        future: asyncio.Future[TableCmdResult] = asyncio.get_running_loop().create_future()
+        # an outcome nobody else waited for is fine unread
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._answers[command_id] = future
+        if len(self._answers) > self.limit:
+            self._answers.popitem(last=False)
+        return future
+
+    def forget(self, command_id: str) -> None:
+        self._answers.pop(command_id, None)
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
 
 _tracer = trace.get_tracer("opolyx.gateway")
 _command_reply: TypeAdapter[CommandAccepted | UpstreamError] = TypeAdapter(
@@ -111,11 +170,13 @@ class Upstream:
         *,
         tracing: bool = False,
         on_retry: Callable[[], None] | None = None,
+        recent_commands: int = 10_000,
     ) -> None:
         self.nc = nc
         self.timeout = timeout
         self.tracing = tracing
         self._on_retry = on_retry
+        self.recent = RecentCommands(recent_commands)
 
     async def _request(self, subject: str, body: bytes, what: str, timeout: float) -> bytes:
         if not self.tracing:
@@ -142,9 +203,46 @@ class Upstream:
         player_id: str,
         command: GameCommand,
         expected_version: int | None,
+        *,
+        client_id: str | int | None = None,
+    ) -> TableCmdResult:
+        """The table's answer to `command` as `player_id`; with the client's message id, a
+        retry of the same message runs once and gets the same answer (`RecentCommands`)."""
+        if client_id is None:
+            return await self._table_command(
+                table_id, uuid.uuid4().hex, player_id, command, expected_version
+            )
+        command_id = command_id_for(player_id, table_id, client_id, command, expected_version)
+        earlier = self.recent.get(command_id)
+        if earlier is not None:
+            return await asyncio.shield(earlier)
+        answer = self.recent.begin(command_id)
+        try:
+            result = await self._table_command(
+                table_id, command_id, player_id, command, expected_version
+            )
+        except GatewayError as exc:
+            if exc.code in FORGOTTEN_CODES:
+                self.recent.forget(command_id)
+            answer.set_exception(exc)
+            raise
+        except BaseException:
+            self.recent.forget(command_id)
+            answer.set_exception(GatewayError(UNAVAILABLE, "the command was cut short; retry"))
+            raise
+        answer.set_result(result)
+        return result
+
+    async def _table_command(
+        self,
+        table_id: str,
+        command_id: str,
+        player_id: str,
+        command: GameCommand,
+        expected_version: int | None,
     ) -> TableCmdResult:
         body = TableCommand(
-            command_id=uuid.uuid4().hex,
+            command_id=command_id,
             player_id=player_id,
             command=command,
             expected_version=expected_version,

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
+import re
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -48,8 +48,15 @@ from opolyx_contracts.gateway import (
     client_message_adapter,
 )
 from pydantic import ValidationError
+from pydantic_core import from_json
 
-from opolyx_gateway.auth import AUTH_ALREADY_SIGNED_IN, AUTH_REQUIRED, AuthError, Identity
+from opolyx_gateway.auth import (
+    AUTH_ALREADY_SIGNED_IN,
+    AUTH_EXPIRED_TOKEN,
+    AUTH_REQUIRED,
+    AuthError,
+    Identity,
+)
 from opolyx_gateway.errors import GatewayError
 
 if TYPE_CHECKING:
@@ -63,6 +70,13 @@ CLOSE_UNAUTHORIZED = 4401
 CLOSE_TOO_SLOW = 4408
 CLOSE_FLOODING = 1008
 
+JSON_DEPTH_LIMIT = 200
+"""Nesting pydantic-core's JSON parser reads; deeper is refused as malformed JSON. No valid
+message nests more than a few levels, so this only decides which error a hostile one gets
+(Python's own parser would raise RecursionError near 1000 and end the connection)."""
+MAX_ID_CHARS = 128
+"""Longest text message id echoed in a reply (the contract's bound)."""
+
 
 class TokenBucket:
     def __init__(self, rate: float, burst: int) -> None:
@@ -71,14 +85,35 @@ class TokenBucket:
         self.tokens = float(burst)
         self.stamp = time.monotonic()
 
-    def take(self) -> bool:
+    def take(self, amount: float = 1.0) -> bool:
         now = time.monotonic()
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        if self.tokens >= amount:
+            self.tokens -= amount
             return True
         return False
+
+
+class LeakyCount:
+    """Events within a sliding window, approximately: each adds one, the count drains by
+    `limit` per `window` seconds. Unlike a count in a row, what happens in between (the
+    messages a flood still gets through) does not reset it."""
+
+    __slots__ = ("count", "drain", "limit", "stamp")
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.drain = limit / window
+        self.count = 0.0
+        self.stamp = time.monotonic()
+
+    def add(self) -> bool:
+        """Count one; True once the limit is reached."""
+        now = time.monotonic()
+        self.count = max(0.0, self.count - (now - self.stamp) * self.drain) + 1
+        self.stamp = now
+        return self.count >= self.limit
 
 
 def _describe(exc: ValidationError) -> str:
@@ -94,6 +129,7 @@ class ClientSession:
     """A connected websocket, as the hub sees it (a ``Sink``)."""
 
     __slots__ = (
+        "_expiry",
         "_writer",
         "bucket",
         "chat_rooms",
@@ -101,7 +137,8 @@ class ClientSession:
         "gw",
         "identity",
         "out",
-        "refused_in_a_row",
+        "refusals",
+        "replay_budget",
         "socket",
         "tables",
     )
@@ -114,7 +151,12 @@ class ClientSession:
         self._writer: asyncio.Task[None] | None = None
         self.closing: tuple[int, str] | None = None
         self.bucket = TokenBucket(gateway.options.rate_per_second, gateway.options.rate_burst)
-        self.refused_in_a_row = 0
+        options = gateway.options
+        self.refusals = LeakyCount(
+            options.rate_violations_before_close, options.rate_violation_window_seconds
+        )
+        self.replay_budget = TokenBucket(options.replay_events_per_second, options.replay_limit)
+        self._expiry: asyncio.TimerHandle | None = None
         self.tables: set[str] = set()
         self.chat_rooms: set[str] = set()
 
@@ -173,6 +215,8 @@ class ClientSession:
             await self._receive_loop()
         finally:
             self.gw.sessions.discard(self)
+            if self._expiry is not None:
+                self._expiry.cancel()
             if self.identity is not None:
                 self.gw.hub.signed_out(self, self.identity.player_id)
                 self.gw.presence.disconnected(self.identity.player_id)
@@ -212,9 +256,9 @@ class ClientSession:
 
     # -- messages -------------------------------------------------------------
     async def _handle_raw(self, raw: str | bytes) -> None:
+        limit = self.gw.options.max_message_bytes
         if not self.bucket.take():
-            self.refused_in_a_row += 1
-            if self.refused_in_a_row >= self.gw.options.rate_violations_before_close:
+            if self.refusals.add():
                 self.close(CLOSE_FLOODING, "too many messages")
                 return
             await self._reply(
@@ -225,8 +269,6 @@ class ClientSession:
                 )
             )
             return
-        self.refused_in_a_row = 0
-        limit = self.gw.options.max_message_bytes
         if len(raw) > limit:
             await self._reply(
                 self._error(_peek_id(raw), BAD_REQUEST, f"the message is larger than {limit} bytes")
@@ -265,21 +307,24 @@ class ClientSession:
         """The error reply to a message that failed validation (the rare path: read it
         again as plain JSON to say what was wrong)."""
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+            data = from_json(raw)
+        except ValueError as bad:
+            if "recursion limit" in str(bad):
+                text = f"the message is nested deeper than {JSON_DEPTH_LIMIT} levels"
+                return self._error(None, MALFORMED_JSON, text)
             return self._error(None, MALFORMED_JSON, "the message is not valid JSON")
         if not isinstance(data, dict):
             return self._error(None, MALFORMED_JSON, "the message must be a JSON object")
-        msg_id = data.get("id") if isinstance(data.get("id"), (str, int)) else None
+        msg_id = _echoable_id(data.get("id"))
         kind = data.get("type")
         if msg_id is None:
-            text = 'every message needs an "id" (text or number)'
+            text = f'every message needs an "id" (text of 1 to {MAX_ID_CHARS} or a number)'
         elif not isinstance(kind, str) or any(
             err["type"] == "union_tag_invalid" and not err["loc"] for err in exc.errors()
         ):
-            text = f"unknown message type {kind!r}"
+            text = f"unknown message type {_short(kind)}"
         else:
-            text = f"invalid {kind}: {_describe(exc)}"
+            text = f"invalid {_short(kind)}: {_describe(exc)}"
         return self._error(msg_id, BAD_REQUEST, text)
 
     async def _dispatch(self, message: ClientMessage) -> ReplyResult:
@@ -292,7 +337,11 @@ class ClientSession:
         match message:
             case TableCmd():
                 result = await upstream.table_command(
-                    message.table, identity.player_id, message.command, message.expected_version
+                    message.table,
+                    identity.player_id,
+                    message.command,
+                    message.expected_version,
+                    client_id=message.id,
                 )
                 hub.command_done(message.table, result.seq)
                 return result
@@ -307,7 +356,13 @@ class ClientSession:
             case TableWatch():
                 self.tables.add(message.table)
                 try:
-                    return await hub.watch(self, message.table, identity.player_id, message.since)
+                    return await hub.watch(
+                        self,
+                        message.table,
+                        identity.player_id,
+                        message.since,
+                        may_replay=self.replay_budget.take,
+                    )
                 except BaseException:
                     feed = hub.feeds.get(message.table)
                     if feed is None or self not in feed.watchers:
@@ -351,6 +406,7 @@ class ClientSession:
         if self.identity is None:
             self.gw.presence.connected(identity.player_id, identity.name)
         self.identity = identity
+        self._expire_at(identity.expires_at)
         self.gw.hub.signed_in(self, identity.player_id)
         return HelloResult(
             protocol=GATEWAY_PROTOCOL,
@@ -358,14 +414,53 @@ class ClientSession:
             expires_at=identity.expires_at,
         )
 
+    def _expire_at(self, expires_at: int) -> None:
+        """Cut the socket off when its token expires; a hello with a renewed token (the
+        client asks ``POST /api/session/renew`` before) moves the time."""
+        if self._expiry is not None:
+            self._expiry.cancel()
+        delay = max(0.0, expires_at - time.time())
+        self._expiry = asyncio.get_running_loop().call_later(delay, self._expired)
+
+    def _expired(self) -> None:
+        self._expiry = None
+        self.push(
+            self._error(None, AUTH_EXPIRED_TOKEN, "the session token has expired; sign in again")
+        )
+        self.close(CLOSE_UNAUTHORIZED, AUTH_EXPIRED_TOKEN)
+
+
+_LEADING_ID = re.compile(r'\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.){0,128}"|-?\d{1,30})\s*[,}]')
+
 
 def _peek_id(raw: str | bytes) -> str | int | None:
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    """The id of a message refused before it is parsed (too many, too large), read from its
+    first characters when it leads the object as clients write it: a constant cost however
+    large the message."""
+    head = raw[:200]
+    text = head if isinstance(head, str) else head.decode("utf-8", "ignore")
+    match = _LEADING_ID.match(text)
+    if match is None:
         return None
-    value = data.get("id") if isinstance(data, dict) else None
-    return value if isinstance(value, (str, int)) else None
+    try:
+        return _echoable_id(from_json(match.group(1)))
+    except ValueError:
+        return None
+
+
+def _echoable_id(value: object) -> str | int | None:
+    """`value` if a reply may carry it as its id (the contract's `MessageId`), else None."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_ID_CHARS else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def _short(value: object) -> str:
+    """A client's value quoted in an error message, cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 CLOSE_TRY_AGAIN = 1013

@@ -1,0 +1,162 @@
+"""The client in 12 languages: chosen from the browser (ar-EG -> Arabic), ?lang= overrides,
+the top bar switches and the choice survives a reload; Arabic is right-to-left with the
+panels mirrored and nothing overlapping. A screenshot per viewport and language is kept in
+test-artifacts/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import ConsoleMessage, Page, expect
+
+from .client_steps import outside_viewport, overlaps, screenshot, sign_in, start_game_with_bots
+from .conftest import DESKTOP, PHONE, ROOT, PageWatch
+
+I18N = ROOT / "services" / "gateway" / "src" / "opolyx_gateway" / "static" / "i18n"
+LANGUAGES = sorted(json.loads((I18N / "index.json").read_text(encoding="utf-8"))["languages"])
+VIEWPORTS = {"desktop": {"width": 1366, "height": 860}, "phone": PHONE}
+# Containers whose visible children must not overlap, on the lobby and on the table.
+LOBBY_PARTS = [
+    ".topbar",
+    ".who",
+    ".lobby",
+    "#create-form",
+    "#join-code-form",
+    ".card-head",
+    ".rooms li",
+]
+TABLE_PARTS = [".topbar", ".who", ".table-view", ".side", ".tools", ".players li", ".center-top"]
+
+
+def message(lang: str, area: str, key: str) -> str:
+    value: Any = json.loads((I18N / lang / f"{area}.json").read_text(encoding="utf-8"))
+    for part in key.split("."):
+        value = value[part]
+    assert isinstance(value, str)
+    return value
+
+
+def open_page(
+    pages: PageWatch, viewport: dict[str, int], path: str = "/", locale: str | None = None
+) -> Page:
+    """Like PageWatch.open, with the browser's language set (navigator.languages)."""
+    if locale is None:
+        return pages.open(viewport, path)
+    context = pages.browser.new_context(viewport=viewport, locale=locale)  # type: ignore[arg-type]
+    page = context.new_page()
+
+    def on_console(msg: ConsoleMessage) -> None:
+        if msg.type == "error":
+            pages.errors.append(f"console: {msg.text}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: pages.errors.append(f"page error: {exc}"))
+    page.set_default_timeout(20_000)
+    page.goto(pages.base_url.rstrip("/") + path)
+    pages.pages.append(page)
+    return page
+
+
+def expect_language(page: Page, lang: str, direction: str = "ltr") -> None:
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    expect(page.locator("html")).to_have_attribute("dir", direction)
+
+
+@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+def test_the_language_switch_is_remembered_across_a_reload(pages: PageWatch, size: str) -> None:
+    page = open_page(pages, VIEWPORTS[size], locale="en-US")
+    expect_language(page, "en")
+    expect(page.locator("#signin-title")).to_have_text(message("en", "ui", "signin.title"))
+    page.select_option("#lang", "de")
+    expect_language(page, "de")
+    expect(page.locator("#signin-title")).to_have_text(message("de", "ui", "signin.title"))
+    expect(page.locator("#signin-name")).to_have_attribute(
+        "placeholder", message("de", "ui", "signin.placeholder")
+    )
+    sign_in(page, "Greta")
+    expect(page.locator("#create-room")).to_have_text(message("de", "ui", "lobby.create"))
+    page.reload()
+    expect_language(page, "de")
+    expect(page.locator("#lang")).to_have_value("de")
+    expect(page.locator("#create-room")).to_have_text(message("de", "ui", "lobby.create"))
+    # and back: the page follows at once, without a reload
+    page.select_option("#lang", "en")
+    expect_language(page, "en")
+    expect(page.locator("#create-room")).to_have_text(message("en", "ui", "lobby.create"))
+
+
+@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+def test_arabic_from_the_browser_is_right_to_left_and_nothing_overlaps(
+    pages: PageWatch, size: str
+) -> None:
+    viewport = VIEWPORTS[size]
+    page = open_page(pages, viewport, locale="ar-EG")
+    expect_language(page, "ar", "rtl")
+    expect(page.locator("#signin-go")).to_have_text(message("ar", "ui", "signin.go"))
+    sign_in(page, "Salma")
+    expect(page.locator("#create-room")).to_have_text(message("ar", "ui", "lobby.create"))
+    assert overlaps(page, ", ".join(LOBBY_PARTS)) == []
+    assert outside_viewport(page, ".topbar *, .lobby *") == []
+    # mirrored: the brand is at the right end of the top bar, the controls at the left
+    brand = page.locator(".brand").bounding_box()
+    who = page.locator(".who").bounding_box()
+    assert brand and who and brand["x"] > who["x"]
+
+    start_game_with_bots(page, bots=2)
+    expect(page.locator("#leave-table")).to_have_text(message("ar", "ui", "table.back_to_lobby"))
+    expect(page.locator("#log li").last).to_have_text(message("ar", "log", "table_created"))
+    assert overlaps(page, ", ".join(TABLE_PARTS)) == []
+    assert outside_viewport(page, ".topbar *, .side *") == []
+    board = page.locator(".board-wrap").bounding_box()
+    side = page.locator(".side").bounding_box()
+    assert board and side
+    if size == "desktop":
+        # the side panel sits left of the board in a right-to-left page
+        assert side["x"] + side["width"] <= board["x"] + 1
+    else:
+        assert side["y"] >= board["y"] + board["height"] - 1
+    # the board itself keeps its layout: Start is still the bottom-right corner
+    start = page.locator("#board .sq[data-square='0']").bounding_box()
+    assert start and start["x"] > board["x"] + board["width"] / 2
+
+
+def test_lang_in_the_address_overrides_the_browser(pages: PageWatch) -> None:
+    page = open_page(pages, DESKTOP, path="/?lang=ar", locale="de-DE")
+    expect_language(page, "ar", "rtl")
+    expect(page.locator("#signin-title")).to_have_text(message("ar", "ui", "signin.title"))
+    other = open_page(pages, DESKTOP, path="/", locale="de-DE")
+    expect_language(other, "de")
+    unknown = open_page(pages, DESKTOP, path="/?lang=xx", locale="fr-CA")
+    expect_language(unknown, "fr")
+
+
+@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+def test_every_language_labels_the_lobby_and_the_table(pages: PageWatch, size: str) -> None:
+    """One screenshot per viewport and language (lobby and table) in test-artifacts/."""
+    page = open_page(pages, VIEWPORTS[size], locale="en-US")
+    sign_in(page, "Polyglot")
+    shots: list[Path] = []
+    for lang in LANGUAGES:
+        page.select_option("#lang", lang)
+        expect_language(page, lang, "rtl" if lang == "ar" else "ltr")
+        expect(page.locator("#create-room")).to_have_text(message(lang, "ui", "lobby.create"))
+        expect(page.locator("#refresh-rooms")).to_have_text(message(lang, "ui", "lobby.refresh"))
+        shots.append(screenshot(page, f"i18n-lobby-{size}-{lang}"))
+    page.select_option("#lang", "en")
+    start_game_with_bots(page, bots=2)
+    for lang in LANGUAGES:
+        page.select_option("#lang", lang)
+        expect_language(page, lang, "rtl" if lang == "ar" else "ltr")
+        expect(page.locator("#open-manage")).to_have_text(
+            message(lang, "ui", "table.my_properties")
+        )
+        # the log is re-told in the new language, from its first line on
+        expect(page.locator("#log li").last).to_have_text(message(lang, "log", "table_created"))
+        label = page.locator("#board .sq[data-square='10'] .nm")
+        expect(label).to_have_text(message(lang, "ui", "board.jail"))
+        assert overlaps(page, ", ".join(TABLE_PARTS)) == [], lang
+        shots.append(screenshot(page, f"i18n-table-{size}-{lang}"))
+    assert all(p.stat().st_size > 0 for p in shots) and len(shots) == 2 * len(LANGUAGES)
