@@ -141,9 +141,9 @@ export async function joinRoom(room, invite) {
   }
 }
 
-export async function createRoom({ mode, seats, isPrivate }) {
+export async function createRoom({ mode, seats, isPrivate, autopilot = true }) {
   try {
-    const data = await lobby(L.CREATE, { mode, seats, private: isPrivate });
+    const data = await lobby(L.CREATE, { mode, seats, private: isPrivate, autopilot });
     setRoom(data.room, data.invite_code);
   } catch (err) {
     fail(err);

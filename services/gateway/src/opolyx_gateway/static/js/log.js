@@ -6,6 +6,7 @@
 import { EVENT_TYPES as E, TRANSFER_REASONS as R } from "./constants.js";
 import { money } from "./dom.js";
 import { has, t } from "./i18n.js";
+import { autopilotLine, markAutopilot } from "./views/autopilot.js";
 
 // Silent bookkeeping events: the state shows their effect, the log stays short.
 const QUIET = new Set([
@@ -30,6 +31,10 @@ export function reasonText(reason) {
 // and cards (seatName, squareName, cardText) and gives the table's id (tableId).
 export function describe(events, ctx) {
   const lines = [];
+  // lines that come from what the autopilot did for a seat are marked as its
+  let byAutopilot = false;
+  const add = lines.push.bind(lines);
+  lines.push = (...items) => add(...items.map((l) => (byAutopilot ? markAutopilot(l) : l)));
   const who = (seat) => {
     if (seat === POT) return t("log.the_pot");
     if (seat === null || seat === undefined || seat < 0) return t("log.the_bank");
@@ -60,6 +65,7 @@ export function describe(events, ctx) {
   });
 
   for (const e of events) {
+    byAutopilot = Boolean(e.by_autopilot);
     if (e.type === E.MOVED) where.set(e.seat, e.to);
     if (e.type === E.BUY_OFFERED) {
       buyOffers.add(`${e.seat}:${e.square}`);
@@ -195,6 +201,7 @@ function one(e, who, sq, ctx) {
   const name = e.seat !== undefined ? who(e.seat) : "";
   switch (e.type) {
     case E.TABLE_CREATED: return { text: t("log.table_created") };
+    case E.AUTOPILOT: return autopilotLine(e, who);
     case E.MOVED: {
       const how = ["card", "jump", "teleport", "bus"].includes(e.how) ? e.how : "other";
       const key = `log.moved_${how}${e.passed_start ? "_passing_start" : ""}`;

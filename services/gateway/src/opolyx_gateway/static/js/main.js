@@ -18,8 +18,9 @@ import * as lobby from "./views/lobby.js";
 import * as signin from "./views/signin.js";
 import * as table from "./views/table.js";
 import * as topbar from "./views/topbar.js";
+import * as autopilot from "./views/autopilot.js";
 
-const VIEWS = [topbar, signin, lobby, table, games, glance, sound, motion, pwa];
+const VIEWS = [topbar, signin, lobby, table, games, glance, sound, motion, pwa, autopilot];
 const SCREENS = ["signin", "lobby", "table"];
 
 function showScreen(screen) {

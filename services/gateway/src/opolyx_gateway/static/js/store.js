@@ -119,7 +119,8 @@ function roomsChanged(push) {
 function tableEvents(tableId, seq, records) {
   const t = store.tables.get(tableId);
   if (!t) return;
-  const events = records.filter((r) => r.seq > t.seq).map((r) => r.event);
+  // what the autopilot played for a seat keeps its mark (the log says so)
+  const events = records.filter((r) => r.seq > t.seq).map((r) => (r.autopilot ? { ...r.event, by_autopilot: true } : r.event));
   t.seq = Math.max(t.seq, seq);
   t.resumeFrom = t.seq;
   if (!events.length) return;
@@ -143,6 +144,7 @@ function tableUpdate(push) {
   tableState({
     type: P.TABLE_STATE, table: push.table_id, seq: push.last_seq, version: push.version,
     state: push.view, net_worth: push.net_worth, pending: push.pending, seats: t.view.seats,
+    autopilot: push.autopilot,
     deadline_at: push.deadline_at, now: push.now,
   });
   // what just happened, for sound and motion (never the log replayed on a return)

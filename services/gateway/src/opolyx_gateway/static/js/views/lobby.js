@@ -103,6 +103,7 @@ export function mount() {
       mode: $("#create-mode").value,
       seats: Number($("#create-seats").value),
       isPrivate: $("#create-private").checked,
+      autopilot: $("#create-autopilot").checked,
     });
   });
   $("#join-code-form").addEventListener("submit", (ev) => {
