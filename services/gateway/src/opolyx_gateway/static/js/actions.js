@@ -73,6 +73,7 @@ export function connect() {
     onReady,
     onStatus: setStatus,
     onAuthFailed: (err) => { signOut(); emit("signin-error", errorText(err)); },
+    onSession: saveSession, // the renewed token, for the next page load
   });
   store.conn.open();
 }

@@ -5,6 +5,19 @@ import { AUTH_ERRORS, CLOSE_CODES } from "./constants.js";
 // This page's own code for a request cut short by a lost connection (never sent by a server).
 export const DISCONNECTED = "net/disconnected";
 const AUTH_CODES = new Set(Object.values(AUTH_ERRORS));
+// Requests the gateway runs once per message id (the table derives the command from it), so
+// one cut short by a lost connection is sent again with the same id after the reconnect.
+const RETRIED_TYPES = new Set(["table.cmd"]);
+const RETRY_WINDOW_MS = 30_000;
+// setTimeout's longest delay; a later renewal is rescheduled when this one fires.
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+// Message ids unique to this page (a reload starts a new prefix): an id is the key of a
+// command's retries, so two pages of one player never share one.
+function idPrefix() {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return Array.from(bytes, (b) => b.toString(36).padStart(2, "0")).join("") + "-";
+}
 
 export class GatewayError extends Error {
   constructor(code, message) {
@@ -26,18 +39,37 @@ export async function signIn(name) {
   return body;
 }
 
+// A fresh session for a token that is still valid (the same player, a new expiry).
+export async function renewSession(token) {
+  const response = await fetch("/api/session/renew", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    throw new GatewayError(body.code || "http/" + response.status, body.message || "Renewal failed");
+  }
+  return body;
+}
+
 // One websocket: `request(type, fields)` resolves with the reply's data or rejects with a
 // GatewayError; pushes go to `onPush`; the socket reconnects by itself and calls `onReady`
-// after every successful hello so the caller can resubscribe.
+// after every successful hello so the caller can resubscribe. Before the token expires it
+// is renewed and the socket adopts the new one (`onSession(session)` to keep it), so the
+// player never sees the expiry; a table command cut short by a reconnect is sent again.
 export class Connection {
-  constructor(token, { onPush, onReady, onStatus, onAuthFailed }) {
+  constructor(token, { onPush, onReady, onStatus, onAuthFailed, onSession }) {
     this.token = token;
     this.onPush = onPush;
     this.onReady = onReady;
     this.onStatus = onStatus;
     this.onAuthFailed = onAuthFailed;
+    this.onSession = onSession || (() => {});
+    this.prefix = idPrefix();
     this.nextId = 1;
     this.pending = new Map();
+    this.retry = [];
+    this.renewal = null;
     this.socket = null;
     this.ready = false;
     this.closedByUs = false;
@@ -69,6 +101,8 @@ export class Connection {
       this.ready = true;
       this.backoff = 250;
       this.onStatus("online");
+      this.scheduleRenewal(data.expires_at);
+      for (const item of this.retry.splice(0)) this.resend(item);
       const queued = this.queue.splice(0);
       for (const item of queued) this.dispatch(item);
       this.onReady(data);
@@ -77,6 +111,37 @@ export class Connection {
         this.closedByUs = true;
         this.onAuthFailed(err);
       }
+    }
+  }
+
+  // Renew when most of the token's life is gone (at the latest a minute before, or half
+  // way for a short one), then say hello again with the new token on the open socket.
+  scheduleRenewal(expiresAt) {
+    clearTimeout(this.renewal);
+    const left = expiresAt * 1000 - Date.now();
+    const lead = Math.min(left / 2, Math.max(60_000, left / 10));
+    this.renewal = setTimeout(() => this.renew(expiresAt), Math.min(LONGEST_TIMER_MS, Math.max(0, left - lead)));
+  }
+
+  async renew(expiresAt) {
+    if (this.closedByUs) return;
+    if (expiresAt * 1000 - Date.now() > LONGEST_TIMER_MS) {
+      this.scheduleRenewal(expiresAt);
+      return;
+    }
+    try {
+      const session = await renewSession(this.token);
+      this.token = session.token;
+      this.onSession(session);
+      if (this.ready && this.socket && this.socket.readyState === WebSocket.OPEN) {
+        const data = await this.send(this.socket, "hello", { token: this.token });
+        this.scheduleRenewal(data.expires_at);
+      }
+    } catch (err) {
+      if (AUTH_CODES.has(err.code)) return; // the gateway closes the socket and says why
+      // the network or the gateway is down: try again shortly, while the token lasts
+      const left = expiresAt * 1000 - Date.now();
+      if (left > 0) this.renewal = setTimeout(() => this.renew(expiresAt), Math.min(15_000, left / 2));
     }
   }
 
@@ -101,13 +166,21 @@ export class Connection {
   closed(socket, ev) {
     if (socket !== this.socket) return;
     this.ready = false;
+    const unauthorized = ev.code === CLOSE_CODES.UNAUTHORIZED;
     for (const [, waiter] of this.pending) {
-      waiter.reject(new GatewayError(DISCONNECTED, "connection lost; retrying"));
+      const retried = RETRIED_TYPES.has(waiter.type) && Date.now() - waiter.sentAt < RETRY_WINDOW_MS;
+      if (retried && !unauthorized) this.retry.push(waiter);
+      else waiter.reject(new GatewayError(DISCONNECTED, "connection lost; retrying"));
     }
     this.pending.clear();
-    if (ev.code === CLOSE_CODES.UNAUTHORIZED) {
+    if (unauthorized) {
       this.closedByUs = true;
-      this.onAuthFailed(new GatewayError(AUTH_ERRORS.INVALID_TOKEN, ev.reason || "signed out"));
+      clearTimeout(this.renewal);
+      for (const waiter of this.retry.splice(0)) {
+        waiter.reject(new GatewayError(DISCONNECTED, "signed out"));
+      }
+      const code = AUTH_CODES.has(ev.reason) ? ev.reason : AUTH_ERRORS.INVALID_TOKEN;
+      this.onAuthFailed(new GatewayError(code, ev.reason || "signed out"));
       return;
     }
     if (this.closedByUs) return;
@@ -118,11 +191,17 @@ export class Connection {
   }
 
   send(socket, type, fields) {
-    const id = this.nextId++;
+    const id = this.prefix + this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { id, type, fields, resolve, reject, sentAt: Date.now() });
       socket.send(JSON.stringify({ id, type, ...fields }));
     });
+  }
+
+  // The same message again, under its first id: the gateway answers it once.
+  resend(waiter) {
+    this.pending.set(waiter.id, waiter);
+    this.socket.send(JSON.stringify({ id: waiter.id, type: waiter.type, ...waiter.fields }));
   }
 
   dispatch(item) {
@@ -140,6 +219,7 @@ export class Connection {
 
   close() {
     this.closedByUs = true;
+    clearTimeout(this.renewal);
     if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.close(1000, "bye");
   }
 }
