@@ -88,8 +88,9 @@ class ChatPanel {
     this.badge.textContent = String(this.unread);
   }
 
-  // Show `channel` (or, if chat refuses it, `fallback`); null leaves the channel. Joins run
-  // one after another, so a slow join never undoes a newer one.
+  // Show `channel` (or, if chat refuses it or lets this player only read it, `fallback`);
+  // null leaves the channel. Joins run one after another, so a slow join never undoes a
+  // newer one.
   show(channel, fallback = null) {
     const wanted = channel ? [channel, fallback] : null;
     if (JSON.stringify(wanted) === JSON.stringify(this.wanted)) return;
@@ -118,6 +119,11 @@ class ChatPanel {
     for (const channel of candidates) {
       try {
         const joined = await conn.request("chat.watch", { channel });
+        if (!joined.may_post && channel !== candidates[candidates.length - 1]) {
+          // e.g. the spectators' channel of a room without spectator chat: read the next one
+          conn.request("chat.unwatch", { channel }).catch(() => {});
+          continue;
+        }
         this.channel = channel;
         this.mayPost = joined.may_post;
         this.messages = joined.messages.filter((m) => !muted.has(m.sender_id));
@@ -242,7 +248,7 @@ function tableChannels() {
   if (store.screen !== "table" || !tb || !tb.view) return [null];
   const me = store.session && store.session.player_id;
   const seated = (tb.view.seats || []).some((seat) => seat.player_id === me);
-  // players: their channel; spectators: theirs when the room allows it, else read the players'
+  // players: their channel; spectators: theirs when the room lets them write, else the players'
   return seated ? [`t_${tb.id}`] : [`s_${tb.id}`, `t_${tb.id}`];
 }
 

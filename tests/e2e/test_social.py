@@ -1,0 +1,217 @@
+"""Chat and progression in a real browser against the whole local system (chat and
+progression included), at 1366x860 and 390x844: chat in the waiting room and at the table
+with stickers, a blocked word refused with its code shown, a spectator reading the table's
+chat; the profile after a finished game (XP, a card, missions), the leaderboard, and
+following a player who then shows online in the follows list.
+
+A game pays XP only from round 20 (R20), so the finished game is published on GAMES the way
+the table publishes one (as the admin NATS user of the local system), for the signed-in
+player; playing 20 rounds in the browser would test the table, not progression."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nats
+import pytest
+from opolyx_contracts.envelope import encode
+from opolyx_contracts.subjects import GAME_FINISHED
+from opolyx_contracts.table import GameFinished, SeatResult
+from opolyx_service.nats_server_config import url_with_credentials
+from playwright.sync_api import Page, expect
+
+from .conftest import PHONE, PageWatch
+
+BLOCKED = "rotten"
+# Read by the chat service the local system starts (the system starts once per session,
+# after every test module was imported, so this reaches it whichever module runs first).
+os.environ.setdefault("OPOLYX_CHAT__BLOCKED_WORDS", json.dumps([BLOCKED]))
+
+WIDE = {"width": 1366, "height": 860}
+VIEWPORTS = pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1366x860", "390x844"])
+
+
+def sign_in(page: Page, name: str) -> str:
+    page.fill("#signin-name", name)
+    page.click("#signin-go")
+    expect(page.locator("#conn")).to_have_text("online")
+    return str(page.evaluate("window.opolyx.app.session.player_id"))
+
+
+def open_chat(page: Page, panel: str) -> None:
+    """Unfold a chat panel (folded by default on a phone)."""
+    root = page.locator(f"#{panel}")
+    expect(root).to_be_visible()
+    if "folded" in (root.get_attribute("class") or ""):
+        root.locator(".chat-toggle").click()
+    expect(root.locator(".chat-form")).to_be_visible()
+
+
+def say(page: Page, panel: str, text: str) -> None:
+    page.fill(f"#{panel} .chat-input", text)
+    page.click(f"#{panel} .chat-form button[type=submit]")
+
+
+@VIEWPORTS
+def test_chat_in_the_waiting_room_and_at_the_table(
+    pages: PageWatch, viewport: dict[str, int]
+) -> None:
+    host = pages.open(viewport)
+    sign_in(host, "Hana")
+    host.select_option("#create-seats", "3")
+    host.click("#create-room")
+    guest = pages.open(viewport)
+    sign_in(guest, "Gus")
+    room_id = host.evaluate("window.opolyx.app.room.room_id")
+    guest.click(f'#rooms li[data-room="{room_id}"] button')
+    expect(guest.locator("#members li")).to_have_count(2)
+
+    # the waiting room's chat
+    open_chat(host, "chat-room")
+    open_chat(guest, "chat-room")
+    say(guest, "chat-room", "ready when you are")
+    expect(host.locator("#chat-room .chat-text", has_text="ready when you are")).to_be_visible()
+
+    host.click("#add-bot")
+    host.click("#start-game")
+    for page in (host, guest):
+        expect(page.locator("#view-table")).to_be_visible()
+    table_id = host.evaluate("window.opolyx.app.table.id")
+
+    # the table's chat: a text and a sticker reach the other player, markup stays text
+    open_chat(host, "chat-table")
+    say(host, "chat-table", "<b>good luck</b>")
+    guest_chat = guest.locator("#chat-table")
+    if viewport == PHONE:  # folded on a phone: the badge counts what came in
+        expect(guest_chat.locator(".chat-unread")).to_have_text("1")
+    open_chat(guest, "chat-table")
+    expect(guest_chat.locator(".chat-text", has_text="<b>good luck</b>")).to_be_visible()
+    assert guest_chat.locator(".chat-messages b").count() == 0
+    host.click("#chat-table .sticker-open")
+    host.click('#chat-table .sticker-picker [data-sticker="gg"]')
+    expect(guest_chat.locator(".chat-sticker")).to_have_count(1)
+
+    # a blocked word: refused by chat, its code and the catalogue's text shown, not delivered
+    say(guest, "chat-table", f"what a {BLOCKED} move")
+    error = guest.locator("#chat-table .chat-error")
+    expect(error).to_have_attribute("data-code", "chat/blocked_word")
+    expect(error).to_have_text("That message contains a word that is not allowed here.")
+    say(guest, "chat-table", "sorry")
+    expect(host.locator("#chat-table .chat-text", has_text="sorry")).to_be_visible()
+    assert host.locator("#chat-table .chat-text", has_text=BLOCKED).count() == 0
+
+    # a spectator reads the players' chat (no spectator chat in this room) and cannot write
+    viewer = pages.open(viewport, path=f"/?watch={table_id}")
+    sign_in(viewer, "Vera")
+    expect(viewer.locator("#view-table")).to_be_visible()
+    viewer_chat = viewer.locator("#chat-table")
+    if "folded" in (viewer_chat.get_attribute("class") or ""):
+        viewer_chat.locator(".chat-toggle").click()
+    expect(viewer_chat.locator(".chat-text", has_text="sorry")).to_be_visible()  # history
+    expect(viewer_chat.locator(".chat-note")).to_be_visible()
+    expect(viewer_chat.locator(".chat-form")).to_be_hidden()
+    say(host, "chat-table", "hello audience")
+    expect(viewer_chat.locator(".chat-text", has_text="hello audience")).to_be_visible()
+
+
+def _nats_admin_url(base: Path) -> str:
+    """The local system's NATS, as its admin user (run_local.py writes both under its data
+    directory, which the `system_url` fixture made under pytest's base temporary folder)."""
+    runs = sorted(base.glob("opolyx-run*"), key=lambda p: p.stat().st_mtime)
+    assert runs, f"no local system data directory under {base}"
+    data = runs[-1]
+    ports = json.loads(next((data / "nats-ports").glob("*.ports")).read_text())
+    password = (data / "nats-auth" / "admin.password").read_text().strip()
+    return url_with_credentials(ports["nats"][0], "admin", password)
+
+
+def publish_finished_game(url: str, table_id: str, winner: str, loser: str) -> None:
+    def seat(n: int, player_id: str, place: int) -> SeatResult:
+        return SeatResult(
+            seat=n,
+            player_id=player_id,
+            bot=False,
+            place=place,
+            survived=place == 1,
+            complete_groups=1 if place == 1 else 0,
+            cash=1500,
+            net_worth=6000,
+            properties=4,
+            buildings=0,
+        )
+
+    game = GameFinished(
+        table_id=table_id,
+        room_id=None,
+        mode="classic",
+        rules_version="1.0",
+        rounds=24,
+        winner=0,
+        placement=[0, 1],
+        seats=[seat(0, winner, 1), seat(1, loser, 2)],
+        seed=7,
+        seed_commitment="0" * 64,
+        replay=[],
+        last_seq=0,
+        finished_at=time.time(),
+    )
+
+    async def publish() -> None:
+        nc = await nats.connect(url)
+        try:
+            await nc.jetstream().publish(GAME_FINISHED, encode(game))
+        finally:
+            await nc.drain()
+
+    # Playwright's sync API runs an event loop in this thread: publish from another one
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, publish()).result(timeout=30)
+
+
+@VIEWPORTS
+def test_profile_after_a_finished_game_then_follow_a_player(
+    pages: PageWatch, viewport: dict[str, int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    page = pages.open(viewport)
+    me = sign_in(page, "Mira")
+    rival_page = pages.open(viewport)
+    rival = sign_in(rival_page, "Rolf")  # connected: the gateway reports Rolf online
+    table_id = f"e2e-{me}"
+    publish_finished_game(_nats_admin_url(tmp_path_factory.getbasetemp()), table_id, me, rival)
+
+    page.click("#open-profile")
+    dialog = page.locator("#profile-dialog")
+    expect(dialog).to_be_visible()
+    # progression credits the game moments after it is published: reopen until it shows
+    for _ in range(40):
+        xp = dialog.locator(".profile-xp").get_attribute("data-xp", timeout=20_000)
+        if xp and int(xp) > 0:
+            break
+        page.keyboard.press("Escape")
+        page.wait_for_timeout(500)
+        page.click("#open-profile")
+    else:
+        pytest.fail("the finished game never showed in the profile")
+    expect(dialog.locator(".profile-level")).to_be_visible()
+    expect(dialog.locator(".rank")).not_to_have_count(0)
+    expect(dialog.locator("#profile-cards li.card-item")).not_to_have_count(0)  # the win's card
+    missions = dialog.locator("#profile-missions li[data-mission]")
+    expect(missions).to_have_count(6)  # three daily, three weekly
+    # the leaderboard has this player; the rival is on it too, with a follow button
+    expect(dialog.locator("#profile-board li.me")).to_contain_text("Mira")
+    follow = dialog.locator(f'#profile-board li[data-player="{rival}"] button.follow')
+    expect(follow).to_have_text("Follow")
+    follow.click()
+    followed = dialog.locator(f'#profile-follows li[data-player="{rival}"]')
+    expect(followed).to_contain_text("Rolf")
+    expect(followed.locator(".presence-text")).to_have_text("online")
+    expect(dialog.locator(f'#profile-board li[data-player="{rival}"] button.follow')).to_have_text(
+        "Unfollow"
+    )
+    page.click('#profile-board [data-scope="following"]')
+    expect(dialog.locator(f'#profile-board li[data-player="{rival}"]')).to_be_visible()
