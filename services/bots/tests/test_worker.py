@@ -141,3 +141,30 @@ async def test_a_malformed_request_is_dropped_and_the_worker_keeps_serving(
     finally:
         await worker.stop()
     assert [body["expected_version"] for body in received] == [9]
+
+
+async def test_a_human_seat_on_autopilot_gets_a_legal_move_and_no_bot_sticker(
+    nats_server: NatsServer, nc: Client
+) -> None:
+    state = midgame(3, 25)
+    seat = awaiting(state)[0]
+    request = request_for(state, seat).model_copy(update={"player_id": "ines"})
+    command = decide_for_request(request, random.Random(1))  # no persona: balanced style
+    assert command is not None
+    apply(state, command, 10_000.0)
+    worker = BotWorker(
+        BotsSettings(
+            nats={"url": nats_server.url_for("bots")},
+            http={"port": -1},
+            bots={"command_timeout_seconds": 0.2},
+        )
+    )
+    seen: list[DecisionRequest] = []
+    worker.stickers.seen = seen.append  # type: ignore[method-assign]
+    await worker.start()
+    try:
+        assert await worker.handle(request) == "unanswered"  # no table answers here
+        assert await worker.handle(request_for(state, seat)) == "unanswered"
+    finally:
+        await worker.stop()
+    assert [r.player_id for r in seen] == ["bot-esme"], "stickers only for a bot's own seat"

@@ -175,7 +175,8 @@ class BotWorker:
 
     async def handle(self, request: DecisionRequest) -> str:
         """Decide and send; returns the outcome (for metrics and tests). Never raises."""
-        self.stickers.seen(request)  # now and then a sticker in the table's chat
+        if bot_persona(request.player_id) is not None:  # not for a human seat on autopilot
+            self.stickers.seen(request)  # now and then a sticker in the table's chat
         started = time.perf_counter()
         try:
             command = decide_for_request(request, self.rng)
