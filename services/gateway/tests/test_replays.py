@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
 from opolyx_contracts import subjects
+from opolyx_contracts.envelope import encode
+from opolyx_contracts.lobby import LobbyCommand, LobbyReply, RoomDetail
 from opolyx_contracts.table import TableEvents, event_message_id
 from opolyx_gateway.replays import PAGE_SIZE
 from opolyx_rules.fairness import verify_replay
@@ -134,3 +137,64 @@ async def test_many_viewers_opening_at_once_get_one_build(
     answers = await asyncio.gather(*(gateway.http.get("/api/replays/t-crowd") for _ in range(8)))
     assert {a.status_code for a in answers} == {200}
     assert len({a.content for a in answers}) == 1
+
+
+async def test_play_from_here_asks_the_lobby_for_a_practice_game_as_the_signed_in_player(
+    gateway: RunningGateway, blitz: RecordedGame
+) -> None:
+    await _store(gateway.nc, "t-fork", blitz.stored("t-fork"))
+    summary = (await gateway.http.get("/api/replays/t-fork")).json()
+    asked: list[LobbyCommand] = []
+
+    async def lobby(msg: Msg) -> None:
+        command = LobbyCommand.model_validate_json(msg.data)
+        asked.append(command)
+        room = RoomDetail(
+            room_id="r-practice",
+            mode=command.mode or "",
+            seat_count=command.seats or 0,
+            public=False,
+            status="started",
+            creator=command.player_id,
+            members=[],
+            filled=0,
+            humans=1,
+            created_at=0.0,
+            waiting_since=0.0,
+            table_id="t-practice",
+        )
+        await msg.respond(encode(LobbyReply(room=room, table_id="t-practice")))
+
+    await gateway.nc.subscribe(subjects.LOBBY_CMD, cb=lobby)
+    await gateway.nc.flush()
+    anonymous = await gateway.http.post("/api/replays/t-fork/fork", json={"step": 3})
+    assert anonymous.status_code == 401 and not asked
+    token, player = await gateway.sign_in("Forker")
+    auth = {"authorization": f"Bearer {token}"}
+    forked = await gateway.http.post("/api/replays/t-fork/fork", json={"step": 3}, headers=auth)
+    assert forked.status_code == 201, forked.text
+    assert forked.json() == {
+        "room_id": "r-practice",
+        "table_id": "t-practice",
+        "seat": summary["timeline"][3]["seat"],  # not a player of that game: the seat to play
+    }
+    (command,) = asked
+    assert (command.type, command.player_id, command.name) == ("practice", player, "Forker")
+    assert (command.table_id, command.step, command.mode, command.seats) == (
+        "t-fork",
+        3,
+        "blitz",
+        3,
+    )
+    chosen = await gateway.http.post(
+        "/api/replays/t-fork/fork", json={"step": 3, "seat": 2}, headers=auth
+    )
+    assert chosen.json()["seat"] == 2
+    end = summary["steps"] - 1
+    over = await gateway.http.post("/api/replays/t-fork/fork", json={"step": end}, headers=auth)
+    assert over.status_code == 400 and over.json()["code"] == "replay/bad_step"
+    extra = await gateway.http.post(
+        "/api/replays/t-fork/fork", json={"step": 1, "position": {}}, headers=auth
+    )
+    assert extra.status_code == 400
+    assert len(asked) == 2

@@ -155,6 +155,7 @@ LobbyCommandType = Literal[
     "start",
     "watch",
     "games",
+    "practice",
 ]
 """`games` lists the games of public rooms now running (what spectators may watch, those
 started first first). `watch` is asked by the gateway before it lets a player spectate a
@@ -188,7 +189,11 @@ class LobbyCommand(Message):
     target: str | None = Field(default=None, max_length=128)
     """kick: the player to remove."""
     table_id: str | None = Field(default=None, max_length=128)
-    """watch: the table the player wants to spectate."""
+    """watch: the table the player wants to spectate; practice: the finished game to continue."""
+    step: int | None = Field(default=None, ge=0, le=1_000_000)
+    """practice: the step (a turn's start) of `table_id` the practice game starts from; with
+    `mode` and `seats` of that game and `seat`, the player's seat in it (bots take the rest)."""
+    seat: int | None = Field(default=None, ge=0, le=5)
 
 
 RoomStatus = Literal["open", "starting", "started"]

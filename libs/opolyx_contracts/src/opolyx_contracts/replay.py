@@ -134,6 +134,8 @@ class ReplaySummary(_Frozen):
     seats: list[ReplaySeat]
     seed_commitment: str
     seed: int
+    seed_text: str
+    """The seed in decimal: a JSON reader with 53-bit numbers (JavaScript) loses its digits."""
     first_seat_drawn: bool
     """The first seat was drawn from the seed (every game except a fork from a position)."""
     rounds: int
@@ -154,6 +156,8 @@ class ReplayStep(_Frozen):
     seat: int
     state: dict[str, Any]
     """The public view at this step."""
+    net_worth: list[int]
+    """Each seat's net worth at this step (R20)."""
     events: list[dict[str, Any]]
     """The events from this step to the next (empty at the last step)."""
 
@@ -186,6 +190,8 @@ class ReplayFile(_Frozen):
     seats: list[ReplaySeat]
     seed_commitment: str
     seed: int
+    seed_text: str
+    """The seed in decimal (for readers whose JSON numbers have 53 bits)."""
     first_seat_drawn: bool
     initial: dict[str, Any]
     """The public view at game time 0 (as the game's `table_created` event published it)."""

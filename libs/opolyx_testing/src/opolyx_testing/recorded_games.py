@@ -25,9 +25,18 @@ from opolyx_contracts.table import (
     TableCreatedEvent,
     TableEvents,
 )
-from opolyx_rules import Command, State, awaiting, simple_policy
-
-from opolyx_testing.trading_policy import TradingPolicy
+from opolyx_rules import (
+    SQUARES,
+    AcceptOffer,
+    Command,
+    OfferTrade,
+    RollPending,
+    State,
+    awaiting,
+    can_offer,
+    check_offer,
+    simple_policy,
+)
 
 __all__ = ["RecordedGame", "record_game"]
 
@@ -99,6 +108,39 @@ def _message(
     )
 
 
+class Trader:
+    """The simple player, who also proposes one trade before each roll to the next seat
+    (a property for its price every third time, else cash both ways) and accepts every
+    offer it gets; the rules refuse what is not fair (R10), and then it just rolls."""
+
+    def __init__(self) -> None:
+        self.turns: set[tuple[int, int]] = set()
+        self.made = 0
+
+    def choose(self, state: State, seat: int) -> Command:
+        for open_offer in state.offers:
+            if open_offer.to == seat:
+                return AcceptOffer(seat, open_offer.id)
+        pending = state.pending
+        turn = (state.round, seat)
+        if isinstance(pending, RollPending) and turn not in self.turns and can_offer(state, seat):
+            self.turns.add(turn)
+            others = [s.seat for s in state.seats if s.seat != seat and not s.out]
+            if others:
+                to = others[self.made % len(others)]
+                own = [p.square for p in state.props if p.owner == seat and not p.mortgaged]
+                offer = OfferTrade(seat, to, give_cash=200, take_cash=150)
+                if own and self.made % 3 == 0:
+                    square = own[0]
+                    offer = OfferTrade(
+                        seat, to, give_squares=(square,), take_cash=SQUARES[square].price
+                    )
+                if check_offer(state, offer) is None:
+                    self.made += 1
+                    return offer
+        return simple_policy(state, seat)
+
+
 def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
@@ -114,7 +156,7 @@ def record_game(
 ) -> RecordedGame:
     initial = opolyx_rules.new_game(mode, seats, seed)
     choose: Callable[[State, int], Command]
-    choose = TradingPolicy().choose if trading else simple_policy
+    choose = Trader().choose if trading else simple_policy
     state = initial
     batches: list[tuple[dict[str, Any], float, list[dict[str, Any]]]] = []
     now = 0.0
@@ -143,6 +185,7 @@ def record_game(
         ],
         seed_commitment=initial.seed_commitment,
         seed=seed,
+        seed_text=str(seed),
         first_seat_drawn=True,
         initial=_plain(opolyx_rules.public_view(initial)),
         batches=[ReplayBatch(command=c, at=at, events=ev) for c, at, ev in batches],

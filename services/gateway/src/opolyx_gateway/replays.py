@@ -23,16 +23,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
+import nats.errors
 import opolyx_rules
-from litestar import Request, Response, get
+from litestar import Request, Response, get, post
 from litestar.datastructures import State as AppState
-from litestar.params import Parameter
+from litestar.params import JSONBody, Parameter
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from nats.js.client import JetStreamContext
 from nats.js.errors import NotFoundError
 from opolyx_contracts import subjects
+from opolyx_contracts.envelope import ErrorReply
 from opolyx_contracts.errors import UNAVAILABLE
+from opolyx_contracts.lobby import LobbyCommand, LobbyReply
 from opolyx_contracts.replay import (
+    ForkRequest,
+    ForkResult,
     GameAnalytics,
     ReplayBatch,
     ReplayFile,
@@ -46,7 +51,9 @@ from opolyx_contracts.table import SeedRevealed, TableCreatedEvent
 from opolyx_rules import Event, State
 from opolyx_rules.analytics import game_analytics
 from opolyx_rules.forking import step_bounds
+from pydantic import Field, TypeAdapter, ValidationError
 
+from opolyx_gateway.auth import AUTH_REQUIRED, AuthError, Identity
 from opolyx_gateway.errors import GatewayError
 
 __all__ = [
@@ -71,6 +78,13 @@ READ_TIMEOUT = 10.0
 """Seconds reading one game's events may wait for the next message."""
 MAX_BATCHES = 200_000
 """Most events messages a replay reads (a 500-round, six-seat game has about 10,000)."""
+
+PRACTICE_TIMEOUT = 15.0
+"""Seconds the lobby may take to create a practice game (it rebuilds the position from the
+stored game before the table exists)."""
+_LOBBY_REPLY: TypeAdapter[LobbyReply | ErrorReply] = TypeAdapter(
+    Annotated[LobbyReply | ErrorReply, Field(discriminator="ok")]
+)
 
 NOT_FOUND = "replay/not_found"
 NOT_FINISHED = "replay/not_finished"
@@ -135,6 +149,10 @@ class Replay:
                     round=mark.round,
                     seat=mark.seat,
                     state=opolyx_rules.public_view(self.states[step]),
+                    net_worth=[
+                        opolyx_rules.net_worth(self.states[step], seat)
+                        for seat in range(len(self.states[step].seats))
+                    ],
                     events=self.events[self.bounds[step] : after],
                 )
             )
@@ -154,6 +172,7 @@ class Replay:
             seats=self.seats(),
             seed_commitment=self.created.seed_commitment,
             seed=self.seed,
+            seed_text=str(self.seed),
             first_seat_drawn=self.first_seat_drawn,
             initial=self.created.state.model_dump(mode="json"),
             batches=self.batches,
@@ -244,6 +263,7 @@ def build_replay(table_id: str, stored: Sequence[dict[str, Any]]) -> Replay:
             seats=replay.seats(),
             seed_commitment=created.seed_commitment,
             seed=revealed.seed,
+            seed_text=str(revealed.seed),
             first_seat_drawn=replay.first_seat_drawn,
             rounds=final.round,
             winner=final.winner,
@@ -407,4 +427,74 @@ async def replay_file(
     )
 
 
-ROUTES = [replay_summary, replay_steps, replay_file]
+def _identity(request: Request[Any, Any, Any], state: AppState) -> Identity:
+    gateway = getattr(state, "gateway", None)
+    if gateway is None:
+        raise GatewayError(UNAVAILABLE, "the gateway is still connecting; try again soon")
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise AuthError(AUTH_REQUIRED, "send Authorization: Bearer <session token>")
+    identity: Identity = gateway.signer.verify(token.strip())
+    return identity
+
+
+def practice_command(replay: Replay, player_id: str, name: str, fork: ForkRequest) -> LobbyCommand:
+    """The lobby command that starts a practice game from `fork.step` of `replay`: the
+    player at the seat asked for, else their own seat in that game, else the seat to play."""
+    if fork.step >= replay.steps:
+        raise GatewayError(BAD_STEP, f"the replay has steps 0 to {replay.steps - 1}")
+    mark = replay.marks[fork.step]
+    if mark.end:
+        raise GatewayError(BAD_STEP, "the game is over at this step; pick an earlier one")
+    seats = replay.created.seats
+    own = next((s.seat for s in seats if s.player_id == player_id), None)
+    seat = fork.seat if fork.seat is not None else own if own is not None else mark.seat
+    if seat >= len(seats) or replay.states[fork.step].seats[seat].out:
+        raise GatewayError(BAD_STEP, f"seat {seat} is not in the game at this step")
+    return LobbyCommand(
+        type="practice",
+        player_id=player_id,
+        name=name,
+        table_id=replay.table_id,
+        step=fork.step,
+        mode=replay.created.mode,
+        seats=len(seats),
+        seat=seat,
+        public=False,
+    )
+
+
+@post("/api/replays/{table_id:str}/fork", tags=["replays"], summary="Play from here")
+async def replay_fork(
+    request: Request[Any, Any, Any],
+    state: AppState,
+    table_id: Annotated[str, _TABLE_ID],
+    data: JSONBody[ForkRequest],
+) -> ForkResult:
+    """A private practice game against bots from a step of a finished game (no XP); the
+    player is seated at its table (the game client shows it when it connects)."""
+    identity = _identity(request, state)
+    replay = await replays_of(state).get(table_id)
+    command = practice_command(replay, identity.player_id, identity.name, data)
+    gateway = state.gateway
+    try:
+        msg = await gateway.nc.request(
+            subjects.LOBBY_CMD,
+            command.model_dump_json(exclude_none=True).encode(),
+            timeout=PRACTICE_TIMEOUT,
+        )
+    except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
+        raise GatewayError(UNAVAILABLE, "the lobby did not answer; try again soon") from None
+    try:
+        reply = _LOBBY_REPLY.validate_json(msg.data)
+    except ValidationError:
+        raise GatewayError("upstream/bad_reply", "the lobby sent an unreadable reply") from None
+    if isinstance(reply, ErrorReply):
+        raise GatewayError(reply.error.code, reply.error.message)
+    if reply.room is None or reply.table_id is None:
+        raise GatewayError(UNAVAILABLE, "the practice game is still starting; try again soon")
+    assert command.seat is not None
+    return ForkResult(room_id=reply.room.room_id, table_id=reply.table_id, seat=command.seat)
+
+
+ROUTES = [replay_summary, replay_steps, replay_file, replay_fork]

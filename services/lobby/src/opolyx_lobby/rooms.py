@@ -21,6 +21,7 @@ from opolyx_contracts.lobby import (
     RoomMember,
     RoomStatus,
 )
+from opolyx_contracts.replay import ForkSource
 from opolyx_rules.modes import MODES
 from pydantic import BaseModel, ConfigDict
 
@@ -65,6 +66,8 @@ class Room(BaseModel):
     seated: bool = False
     #: the creator's choice: a bot plays a dropped player's seat after a grace period
     autopilot: bool = True
+    #: a practice room: its game continues this finished game's step (no XP)
+    fork: ForkSource | None = None
 
     @property
     def humans(self) -> tuple[Member, ...]:

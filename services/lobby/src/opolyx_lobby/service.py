@@ -34,6 +34,7 @@ from opolyx_lobby import names, rooms
 from opolyx_lobby.errors import LobbyError
 from opolyx_lobby.events import RoomEvents
 from opolyx_lobby.finishing import GameEnds
+from opolyx_lobby.practice import start_practice
 from opolyx_lobby.rooms import Member, Room
 from opolyx_lobby.settings import LobbySection
 from opolyx_lobby.starting import Starter
@@ -93,6 +94,8 @@ class Lobby:
                 return await self.watch(cmd)
             case "games":
                 return await self.list_games()
+            case "practice":
+                return await start_practice(self, cmd)
 
     @staticmethod
     def _room_id(cmd: LobbyCommand) -> str:

@@ -226,6 +226,7 @@ class Starter:
             ],
             table_id=table_id,
             room_id=room.room_id,
+            fork=room.fork,
             autopilot=room.autopilot,
         )
         try:

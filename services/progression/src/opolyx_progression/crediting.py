@@ -89,8 +89,9 @@ class SeatCredit:
 
 
 def pays(finished: GameFinished) -> bool:
-    """R20: a game that ends before round 20 pays nothing."""
-    return finished.rounds >= MIN_PAYING_ROUND
+    """R20: a game that ends before round 20 pays nothing; nor does a practice game (one
+    forked from a replay, issue 16), however long."""
+    return finished.rounds >= MIN_PAYING_ROUND and not finished.practice
 
 
 def plan_game(

@@ -25,6 +25,7 @@ from opolyx_service import get_logger
 from opolyx_service.replies import safe_reply_subject
 
 from opolyx_table.engine import new_game
+from opolyx_table.forks import forked_state
 from opolyx_table.messages import created_event, created_reply, encode
 from opolyx_table.partitions import Partitions
 from opolyx_table.settings import TableConfig
@@ -142,7 +143,12 @@ class Creation:
             )
         seed = request.seed if request.seed is not None else secrets.randbelow(2**63)
         try:
-            state = new_game(request.mode, [s.boosts for s in request.seats], seed)
+            if request.fork is not None:
+                state = await forked_state(
+                    self.partitions.storage, request.fork, request.mode, len(request.seats), seed
+                )
+            else:
+                state = new_game(request.mode, [s.boosts for s in request.seats], seed)
         except RulesError as exc:
             return _error(exc.code, exc.message)
         except (ValueError, KeyError, TypeError) as exc:
@@ -161,6 +167,7 @@ class Creation:
             state=state,
             clock_rate=self.config.clock_rate,
             autopilot_on_drop=request.autopilot,
+            fork=request.fork,
         )
         try:
             await self.writer.create_snapshot(table)

@@ -196,6 +196,9 @@ def created_event(table: Table) -> TableCreatedEvent:
         started_at=table.started_at,
         state=public_view(table.state),
         autopilot=table.autopilot_on_drop,
+        practice=table.fork is not None,
+        forked_from=None if table.fork is None else table.fork.table_id,
+        forked_step=None if table.fork is None else table.fork.step,
     )
 
 

@@ -99,6 +99,7 @@ def game_finished(table: Table, view: dict[str, Any], first_stream_seq: int) -> 
         ),
         last_seq=table.seq,
         finished_at=time.time(),
+        practice=table.fork is not None,
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import opolyx_rules
+from opolyx_contracts.replay import ForkSource
 from opolyx_contracts.table import SeatSpec
 from opolyx_rules import State
 
@@ -57,6 +58,8 @@ class Table:
     finish_announced: bool = False
     autopilot_on_drop: bool = True
     """The room's choice: a bot plays a dropped player's seat after the grace period."""
+    fork: ForkSource | None = None
+    """The finished game and step this one continues: a practice game (no XP)."""
     autopilot: set[int] = field(default_factory=set)
     """Human seats a bot plays now (from the stored `autopilot` events)."""
     autopilot_chosen: set[int] = field(default_factory=set)
@@ -130,6 +133,7 @@ class Table:
             "seed_revealed": self.seed_revealed,
             "finish_announced": self.finish_announced,
             "autopilot_on_drop": self.autopilot_on_drop,
+            "fork": None if self.fork is None else self.fork.model_dump(),
             "autopilot": sorted(self.autopilot),
             "autopilot_chosen": sorted(self.autopilot_chosen),
         }
@@ -166,6 +170,8 @@ class Table:
         table.seed_revealed = bool(snapshot.get("seed_revealed", False))
         table.finish_announced = bool(snapshot.get("finish_announced", False))
         table.autopilot_on_drop = bool(snapshot.get("autopilot_on_drop", True))
+        fork = snapshot.get("fork")
+        table.fork = None if fork is None else ForkSource.model_validate(fork)
         table.autopilot = {int(s) for s in snapshot.get("autopilot", [])}
         table.autopilot_chosen = {int(s) for s in snapshot.get("autopilot_chosen", [])}
         return table

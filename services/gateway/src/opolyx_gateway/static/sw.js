@@ -46,12 +46,14 @@ self.addEventListener("fetch", (event) => {
 async function fromShell(request) {
   const cache = await caches.open(CACHE);
   const page = request.mode === "navigate";
-  const key = page ? "/" : request;
+  // The replay page (replay.html?table=...) is a page of its own, not the app.
+  const replay = page && new URL(request.url).pathname === "/replay.html";
+  const key = replay ? "/replay.html" : page ? "/" : request;
   const cached = await cache.match(key, { ignoreSearch: page });
   if (cached) return cached;
   try {
     const response = await fetch(request);
-    if (response.ok && response.type === "basic" && !page) cache.put(key, response.clone());
+    if (response.ok && response.type === "basic" && (!page || replay)) cache.put(key, response.clone());
     return response;
   } catch (err) {
     return Response.error();

@@ -81,13 +81,22 @@ export function openManage() {
   if (!dialog.open) dialog.showModal();
 }
 
+// The finished game's replay page: its analytics and the fairness check of its dice.
+function replayLinks() {
+  const id = store.table?.id;
+  if (!id) return "";
+  const href = `/replay.html?table=${encodeURIComponent(id)}`;
+  return h("p.end-replay", {}, h("a", { href: `${href}#analytics` }, t("replay.end.analytics")), " · ",
+    h("a", { href: `${href}#verify` }, t("replay.end.verify")));
+}
+
 export function showEnd(state) {
   const list = h("ol.placement", {}, state.placement.map((seat) =>
     h("li", {}, h(`span.swatch.c${seat}`), seatName(seat), " · ",
       t("ui.players.worth", { amount: money(worthOf(state, seat)) }),
       state.seats[seat].out ? ` · ${t("ui.players.out")}` : "")));
   $("#end-title").textContent = winnerText(state);
-  $("#end-body").replaceChildren(h("p", {}, t("ui.end.finished_round", { round: state.round })), list);
+  $("#end-body").replaceChildren(h("p", {}, t("ui.end.finished_round", { round: state.round })), list, replayLinks());
   const dialog = $("#end-dialog");
   if (!dialog.open) dialog.showModal();
 }
