@@ -13,6 +13,7 @@ from nats.aio.msg import Msg
 from opolyx_contracts import subjects
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.lobby import LobbyCommand, LobbyReply, RoomDetail
+from opolyx_contracts.replay import PAST_GAMES, PastGame, PastGamesReply, PastGamesRequest
 from opolyx_contracts.table import TableEvents, event_message_id
 from opolyx_gateway.replays import PAGE_SIZE
 from opolyx_rules.fairness import verify_replay
@@ -198,3 +199,34 @@ async def test_play_from_here_asks_the_lobby_for_a_practice_game_as_the_signed_i
     )
     assert extra.status_code == 400
     assert len(asked) == 2
+
+
+async def test_past_games_come_from_progression_with_their_replay_links(
+    gateway: RunningGateway,
+) -> None:
+    asked: list[PastGamesRequest] = []
+
+    async def progression(msg: Msg) -> None:
+        request = PastGamesRequest.model_validate_json(msg.data)
+        asked.append(request)
+        game = PastGame(
+            table_id="t-old", mode="classic", finished_at=1.0, rounds=40, place=2, player_id="x"
+        )
+        reply = PastGamesReply(player_id=request.player_id, games=[game], followed=[])
+        await msg.respond(encode(reply))
+
+    await gateway.nc.subscribe(PAST_GAMES, cb=progression)
+    await gateway.nc.flush()
+    token, player = await gateway.sign_in("Historian")
+    refused = await gateway.http.get(f"/api/players/{player}/games")
+    assert refused.status_code == 401
+    listed = await gateway.http.get(
+        f"/api/players/{player}/games",
+        params={"limit": 5},
+        headers={"authorization": f"Bearer {token}"},
+    )
+    assert listed.status_code == 200, listed.text
+    body = listed.json()
+    assert body["games"][0]["replay"] == "/replay.html?table=t-old"
+    assert body["followed"] == []
+    assert [(a.player_id, a.limit) for a in asked] == [(player, 5)]

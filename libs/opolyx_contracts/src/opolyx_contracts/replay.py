@@ -22,6 +22,9 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from opolyx_contracts.envelope import Message, OkReply
+from opolyx_contracts.subjects import progression
+
 __all__ = [
     "REPLAY_FORMAT",
     "REPLAY_FORMAT_VERSION",
@@ -31,8 +34,12 @@ __all__ = [
     "ForkSource",
     "GameAnalytics",
     "Highlights",
+    "PAST_GAMES",
+    "PAST_GAMES_LIMIT",
     "PastGame",
     "PastGames",
+    "PastGamesReply",
+    "PastGamesRequest",
     "RentLedger",
     "ReplayBatch",
     "ReplayFile",
@@ -46,6 +53,8 @@ __all__ = [
 
 REPLAY_FORMAT: Final = "opolyx-replay"
 REPLAY_FORMAT_VERSION: Final = 1
+PAST_GAMES_LIMIT = 50
+"""Most games one past-games list holds (each list: own, followed)."""
 MAX_PAGE_SIZE = 100
 """Most steps one page holds (a step's state is about 4 KB of JSON)."""
 
@@ -229,11 +238,29 @@ class PastGame(_Frozen):
     player_id: str
     """Whose game it is (the player asked for, or one they follow)."""
     name: str | None = None
-    replay: str
-    """The replay page's link, e.g. `/replay.html?table=<id>`."""
+    replay: str | None = None
+    """The replay page's link, `/replay.html?table=<id>` (the gateway fills it in)."""
 
 
 class PastGames(_Frozen):
+    """`GET /api/players/{player_id}/games`: a player's finished games, newest first, and
+    the latest games of the players they follow."""
+
     player_id: str
-    games: list[PastGame]
-    followed: list[PastGame]
+    games: list[PastGame] = Field(max_length=PAST_GAMES_LIMIT)
+    followed: list[PastGame] = Field(max_length=PAST_GAMES_LIMIT)
+
+
+PAST_GAMES = progression("past_games")
+"""`PastGamesRequest` -> `PastGamesReply` | `ErrorReply` (the progression service)."""
+
+
+class PastGamesRequest(Message):
+    player_id: str = Field(min_length=1, max_length=128)
+    limit: int = Field(default=20, ge=1, le=PAST_GAMES_LIMIT)
+
+
+class PastGamesReply(OkReply):
+    player_id: str
+    games: list[PastGame] = Field(max_length=PAST_GAMES_LIMIT)
+    followed: list[PastGame] = Field(max_length=PAST_GAMES_LIMIT)

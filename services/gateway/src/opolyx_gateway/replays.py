@@ -36,9 +36,15 @@ from opolyx_contracts.envelope import ErrorReply
 from opolyx_contracts.errors import UNAVAILABLE
 from opolyx_contracts.lobby import LobbyCommand, LobbyReply
 from opolyx_contracts.replay import (
+    PAST_GAMES,
+    PAST_GAMES_LIMIT,
     ForkRequest,
     ForkResult,
     GameAnalytics,
+    PastGame,
+    PastGames,
+    PastGamesReply,
+    PastGamesRequest,
     ReplayBatch,
     ReplayFile,
     ReplayPage,
@@ -497,4 +503,44 @@ async def replay_fork(
     return ForkResult(room_id=reply.room.room_id, table_id=reply.table_id, seat=command.seat)
 
 
-ROUTES = [replay_summary, replay_steps, replay_file, replay_fork]
+_PAST_GAMES_REPLY: TypeAdapter[PastGamesReply | ErrorReply] = TypeAdapter(
+    Annotated[PastGamesReply | ErrorReply, Field(discriminator="ok")]
+)
+
+
+def replay_link(table_id: str) -> str:
+    """The replay page of a game: the link target of the profile's past games."""
+    return f"/replay.html?table={table_id}"
+
+
+@get("/api/players/{player_id:str}/games", tags=["replays"], summary="A player's past games")
+async def past_games(
+    request: Request[Any, Any, Any],
+    state: AppState,
+    player_id: Annotated[str, _TABLE_ID],
+    limit: Annotated[int, Parameter(ge=1, le=PAST_GAMES_LIMIT)] = 20,
+) -> PastGames:
+    """The player's finished games and those of the players they follow, newest first,
+    each with its replay link (`/replay.html?table=<id>`)."""
+    _identity(request, state)
+    body = PastGamesRequest(player_id=player_id, limit=limit).model_dump_json().encode()
+    try:
+        msg = await state.gateway.nc.request(PAST_GAMES, body, timeout=5.0)
+    except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
+        raise GatewayError(UNAVAILABLE, "the progression service is not answering") from None
+    try:
+        reply = _PAST_GAMES_REPLY.validate_json(msg.data)
+    except ValidationError:
+        raise GatewayError("upstream/bad_reply", "progression sent an unreadable reply") from None
+    if isinstance(reply, ErrorReply):
+        raise GatewayError(reply.error.code, reply.error.message)
+
+    def linked(games: list[PastGame]) -> list[PastGame]:
+        return [g.model_copy(update={"replay": replay_link(g.table_id)}) for g in games]
+
+    return PastGames(
+        player_id=reply.player_id, games=linked(reply.games), followed=linked(reply.followed)
+    )
+
+
+ROUTES = [replay_summary, replay_steps, replay_file, replay_fork, past_games]

@@ -14,12 +14,14 @@ from typing import Any
 from opolyx_contracts import progression as contract
 from opolyx_contracts.envelope import Message, decode, encode, error_reply
 from opolyx_contracts.errors import BAD_REQUEST, ContractError
+from opolyx_contracts.replay import PAST_GAMES, PastGamesReply, PastGamesRequest
 from opolyx_service.errors import error_reply_for
 from opolyx_service.logs import get_logger
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from opolyx_progression import reads, social
+from opolyx_progression.past_games import past_games
 from opolyx_progression.settings import ProgressionSection
 
 __all__ = ["Queries"]
@@ -50,6 +52,7 @@ class Queries:
             contract.BOOSTS: (contract.BoostsRequest, self.boosts),
             contract.PRESENCE: (contract.PresenceReport, self.presence),
             contract.FLAGS: (contract.FlagsRequest, self.flags),
+            PAST_GAMES: (PastGamesRequest, self.past_games),
         }
 
     @property
@@ -128,6 +131,10 @@ class Queries:
     async def unfollow(self, request: contract.FollowRequest) -> contract.FollowReply:
         async with self.engine.begin() as conn:
             return await social.unfollow(conn, request.player_id, request.target_id)
+
+    async def past_games(self, request: PastGamesRequest) -> PastGamesReply:
+        async with self.engine.connect() as conn:
+            return await past_games(conn, request.player_id, request.limit)
 
     async def following(self, request: contract.FollowingRequest) -> contract.FollowingReply:
         async with self.engine.connect() as conn:
