@@ -1,7 +1,7 @@
 """Chat and progression in a real browser against the whole local system (chat and
-progression included), at 1366x860 and 390x844: chat in the waiting room and at the table
-with stickers, a blocked word refused with its code shown, a spectator reading the table's
-chat; the profile after a finished game (XP, a card, missions), the leaderboard, and
+progression included), at 1366x860 and 390x844: chat in the lobby, the waiting room and at
+the table with stickers, a blocked word refused with its code shown, a spectator reading
+the table's chat; the profile after a finished game (XP, a card, missions), the leaderboard, and
 following a player who then shows online in the follows list.
 
 A game pays XP only from round 20 (R20), so the finished game is published on GAMES the way
@@ -63,10 +63,17 @@ def test_chat_in_the_waiting_room_and_at_the_table(
 ) -> None:
     host = pages.open(viewport)
     sign_in(host, "Hana")
-    host.select_option("#create-seats", "3")
-    host.click("#create-room")
     guest = pages.open(viewport)
     sign_in(guest, "Gus")
+    # the lobby's chat, before anyone is in a room
+    open_chat(host, "chat-lobby")
+    open_chat(guest, "chat-lobby")
+    say(guest, "chat-lobby", "anyone for a game?")
+    expect(host.locator("#chat-lobby .chat-text", has_text="anyone for a game?")).to_be_visible()
+
+    host.select_option("#create-seats", "3")
+    host.click("#create-room")
+    expect(host.locator("#chat-lobby")).to_be_hidden()  # in a room: the room's chat instead
     room_id = host.evaluate("window.opolyx.app.room.room_id")
     guest.click(f'#rooms li[data-room="{room_id}"] button')
     expect(guest.locator("#members li")).to_have_count(2)

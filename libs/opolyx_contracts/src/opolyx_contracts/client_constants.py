@@ -51,6 +51,7 @@ def contract_constants() -> dict[str, object]:
         "CHAT_TEXT_LIMIT": CHAT_TEXT_LIMIT,
         "STICKERS": enum_of(chat.STICKERS),
         "CHAT_ERRORS": codes_of(chat.CHAT_ERROR_CODES),
+        "CHAT_LOBBY_CHANNEL": chat.LOBBY_CHANNEL,
         "PUSH_TYPES": enum_of(PUSH_TYPES),
         "ERRORS": _codes(errors),
         "LOBBY_ERRORS": codes_of(lobby.LOBBY_ERROR_CODES),

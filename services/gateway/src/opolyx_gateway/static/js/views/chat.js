@@ -1,11 +1,12 @@
 // Chat panels: at the table (the players' channel; spectators their own channel when the
-// room allows it, else the players' channel to read) and in the waiting room. A panel joins
+// room allows it, else the players' channel to read), in the waiting room, and in the lobby
+// (the lobby-wide channel) while the player is in no room. A panel joins
 // its channel with chat.watch (the reply is the recent history), then adds the live
 // chat.message pushes; texts are shown with textContent, never as markup. Stickers are
 // drawn here from the contract's fixed set. A player's name opens mute and follow actions.
 // On a narrow screen a panel folds away and counts what arrived meanwhile.
 
-import { CHAT_TEXT_LIMIT, PUSH_TYPES as P, STICKERS } from "../constants.js";
+import { CHAT_LOBBY_CHANNEL as LOBBY, CHAT_TEXT_LIMIT, PUSH_TYPES as P, STICKERS } from "../constants.js";
 import { $, h } from "../dom.js";
 import { errorText } from "../actions.js";
 import { has, onLanguage, t, translateDom } from "../i18n.js";
@@ -72,6 +73,7 @@ class ChatPanel {
     this.root = h("section.card.compact.chat", { id }, this.toggle, this.body);
     translateDom(this.root);
     this.setOpen(!window.matchMedia(NARROW).matches);
+    this.render(); // no channel yet: nothing to write in
   }
 
   setOpen(open) {
@@ -153,6 +155,7 @@ class ChatPanel {
   }
 
   async post(fields) {
+    await this.joining; // a message written while the panel (re)joins goes to the new channel
     if (!this.channel) return;
     this.error.textContent = "";
     delete this.error.dataset.code;
@@ -227,7 +230,7 @@ class ChatPanel {
   }
 }
 
-const panels = { table: null, room: null };
+const panels = { table: null, room: null, lobby: null };
 
 async function mute(playerId, on) {
   try {
@@ -255,18 +258,24 @@ function tableChannels() {
 export function mount() {
   panels.table = new ChatPanel("chat-table");
   panels.room = new ChatPanel("chat-room");
+  panels.lobby = new ChatPanel("chat-lobby");
   const side = $("#view-table .side");
   side.insertBefore(panels.table.root, side.querySelector(".log-card"));
   $("#my-room").after(panels.room.root);
+  $("#view-lobby").append(panels.lobby.root);
+  const lobbyChannel = () => (store.screen === "lobby" && !store.room ? LOBBY : null);
   on(`push:${P.CHAT_MESSAGE}`, (push) => { for (const panel of Object.values(panels)) panel.receive(push); });
   on("table", () => panels.table.show(...tableChannels()));
   on("screen", () => {
     panels.table.show(...tableChannels());
     panels.room.show(store.screen === "lobby" && store.room ? `r_${store.room.room_id}` : null);
+    panels.lobby.show(lobbyChannel());
   });
   on("room", (room) => {
     panels.room.root.hidden = !room;
     panels.room.show(room && store.screen === "lobby" ? `r_${room.room_id}` : null);
+    panels.lobby.root.hidden = Boolean(room);
+    panels.lobby.show(lobbyChannel());
   });
   on("status", (status) => {
     if (status === "online") for (const panel of Object.values(panels)) panel.rejoin();
