@@ -167,6 +167,23 @@ def test_a_socket_on_another_gateway_keeps_the_player_present() -> None:
     assert grace_end == STARTED_AT + 2 + GRACE
 
 
+def test_a_gateway_gone_quiet_no_longer_keeps_the_player_present() -> None:
+    table = table_where(0)
+    ttl = 90.0
+    autopilot.presence(table, 0, "dead-gw", True, STARTED_AT, GRACE, ttl)  # then it died
+    autopilot.presence(table, 0, "gw2", True, STARTED_AT + 100, GRACE, ttl)  # came back here
+    _, grace_end = autopilot.presence(table, 0, "gw2", False, STARTED_AT + 120, GRACE, ttl)
+    assert grace_end == STARTED_AT + 120 + GRACE
+    assert table.away == {0: STARTED_AT + 120}
+    # A gateway that keeps repeating its word still counts.
+    fresh = table_where(0)
+    autopilot.presence(fresh, 0, "gw1", True, STARTED_AT, GRACE, ttl)
+    autopilot.presence(fresh, 0, "gw2", True, STARTED_AT, GRACE, ttl)
+    autopilot.presence(fresh, 0, "gw1", True, STARTED_AT + 60, GRACE, ttl)  # its refresh
+    assert autopilot.presence(fresh, 0, "gw2", False, STARTED_AT + 100, GRACE, ttl) == (None, None)
+    assert fresh.away == {}
+
+
 def test_plain_r16_rooms_never_start_the_autopilot_on_a_drop() -> None:
     table = table_where(0, on_drop=False)
     change, grace_end = autopilot.presence(table, 0, "gw1", False, STARTED_AT, GRACE)

@@ -5,7 +5,9 @@ back at once when the player returns; it learns both from here. This gateway rep
 player's first socket watching their table (connected) and the last one going (gone), per
 table and player. Only the last wanted state is sent, in order, one request at a time per
 seat: a socket that drops and comes back before the first report is answered costs two
-reports at most, never a stale "gone" after a "connected".
+reports at most, never a stale "gone" after a "connected". Every `REFRESH_SECONDS` the
+"connected" of every seated player here is said again: a table stops counting a gateway it
+has not heard from for a while (one that died cannot say its players went).
 
 The player's own switch ("autopilot for me") goes the same way, as a request whose answer
 the client gets. Reports are best effort: a table that does not answer keeps the seat as
@@ -28,12 +30,15 @@ from pydantic import TypeAdapter, ValidationError
 
 from opolyx_gateway.errors import GatewayError
 
-__all__ = ["REPORT_TIMEOUT", "SeatPresenceReports"]
+__all__ = ["REFRESH_SECONDS", "REPORT_TIMEOUT", "SeatPresenceReports"]
 
 log = logging.getLogger("opolyx.gateway.seat_presence")
 
 REPORT_TIMEOUT = 2.0
 """Seconds a table has to answer one report (tried twice)."""
+
+REFRESH_SECONDS = 30.0
+"""Seconds between repeats of "connected" (the table's `presence_ttl` is 90 s)."""
 
 _reply: TypeAdapter[SeatStatus | ErrorReply] = TypeAdapter(SeatStatus | ErrorReply)
 
@@ -51,6 +56,7 @@ class SeatPresenceReports:
         self._wanted: dict[Key, bool] = {}
         self._told: dict[Key, bool] = {}
         self._senders: dict[Key, asyncio.Task[None]] = {}
+        self._refresher: asyncio.Task[None] | None = None
 
     def joined(self, sink: object, table_id: str, player_id: str) -> None:
         """A seated player's socket watches their table."""
@@ -59,6 +65,8 @@ class SeatPresenceReports:
         sockets.add(sink)
         if len(sockets) == 1:
             self._want(key, True)
+        if self._refresher is None:
+            self._refresher = asyncio.create_task(self._refresh())
 
     def left(self, sink: object, table_id: str) -> None:
         """A socket stopped watching `table_id` (unwatched, or closed)."""
@@ -80,8 +88,21 @@ class SeatPresenceReports:
         )
 
     async def stop(self) -> None:
-        for task in list(self._senders.values()):
-            task.cancel()
+        for task in [*self._senders.values(), self._refresher]:
+            if task is not None:
+                task.cancel()
+
+    async def _refresh(self) -> None:
+        while True:
+            await asyncio.sleep(REFRESH_SECONDS)
+            for table_id, player_id in list(self.sockets):
+                if (table_id, player_id) in self._senders:
+                    continue  # a report is on its way anyway
+                report = SeatPresence(player_id=player_id, gateway=self.gateway_id, connected=True)
+                try:
+                    await self._send(table_id, report)
+                except GatewayError as exc:
+                    log.debug("refresh of %s at %s: %s", player_id, table_id, exc)
 
     # ------------------------------------------------------------- reports
     def _want(self, key: Key, connected: bool) -> None:

@@ -10,8 +10,11 @@ A seat's states; presence is memory only, autopilot on and off are stored table 
                                                 the player is here)
     chosen --the player switches it off-->      here (reason "released")
 
-A seat no gateway has reported counts as here: without a gateway (or when one dies
-without a word) the plain R16 rules apply. Nothing here does I/O; every check is O(1).
+A seat no gateway has reported counts as here: without a gateway the plain R16 rules
+apply. A gateway repeats its reports while the player stays (`SeatPresenceReports`), and
+one not heard from within `ttl` no longer counts: a gateway that died without a word does
+not keep the seat "here" once the player has gone from the gateway they came back on.
+Nothing here does I/O; every check is O(1) (a seat has a gateway or two).
 """
 
 from __future__ import annotations
@@ -36,17 +39,25 @@ def _playing(table: Table, seat: int) -> bool:
 
 
 def presence(
-    table: Table, seat: int, gateway: str, connected: bool, now: float, grace: float
+    table: Table,
+    seat: int,
+    gateway: str,
+    connected: bool,
+    now: float,
+    grace: float,
+    ttl: float = float("inf"),
 ) -> tuple[AutopilotChanged | None, float | None]:
     """A gateway reports the seat's player connected or gone.
 
     Returns the change to store now (the player is back), and when the grace period of a
     fresh drop ends (the caller checks `grace_over` then)."""
-    gateways = table.connected.setdefault(seat, set())
+    gateways = table.connected.setdefault(seat, {})
     if connected:
-        gateways.add(gateway)
+        gateways[gateway] = now
         return back(table, seat), None
-    gateways.discard(gateway)
+    gateways.pop(gateway, None)
+    for stale in [g for g, said in gateways.items() if now - said > ttl]:
+        del gateways[stale]  # gone quiet: died, or lost the player without a word
     if gateways or seat in table.away:
         return None, None  # still connected elsewhere, or already away
     table.away[seat] = now

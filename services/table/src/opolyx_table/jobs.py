@@ -393,7 +393,7 @@ class Jobs:
             if request.connected is not None:
                 change, grace_end = autopilot.presence(
                     table, seat, request.gateway, request.connected, now,
-                    self.config.autopilot_grace,
+                    self.config.autopilot_grace, self.config.presence_ttl,
                 )  # fmt: skip
                 changes.append(change)
                 if grace_end is not None:

@@ -25,6 +25,9 @@ class TableConfig(BaseModel):
     bot_pace: float = Field(default=1.0, ge=0, le=10)
     """Scale of the bots' think time at a table with people (about 0.5-1.5 s per decision
     at 1, see `pace.py`); 0 asks bots at once (tests, simulations)."""
+    presence_ttl: float = Field(default=90.0, gt=0)
+    """Seconds a gateway's word that a player is connected holds; gateways repeat it every
+    30 s (`SeatPresenceReports.REFRESH_SECONDS`), so one that died stops counting."""
     autopilot_grace: float = Field(default=30.0, ge=0)
     """Seconds a seated player's seat waits for them after their connection drops (its own
     clock runs meanwhile) before the autopilot plays it, where the room allows that."""

@@ -79,8 +79,8 @@ class Table:
     idle_armed: bool = False
     away: dict[int, float] = field(default_factory=dict)
     """seat -> wall-clock time its player's last socket went (memory only: unknown is here)."""
-    connected: dict[int, set[str]] = field(default_factory=dict)
-    """seat -> the gateways that report its player connected."""
+    connected: dict[int, dict[str, float]] = field(default_factory=dict)
+    """seat -> the gateways that report its player connected -> when they last said so."""
 
     @property
     def version(self) -> int:
