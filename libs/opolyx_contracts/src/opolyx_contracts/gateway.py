@@ -7,6 +7,28 @@ request's result model (`HelloResult`, `TableWatchResult`, ...) or not ok with a
 A message that cannot be read at all gets a reply with ``id: null``. The socket stays open
 after errors.
 
+Limits (the gateway's settings; defaults in brackets), each with its answer:
+- size: a message over ``max_message_bytes`` [16 KB] gets ``request/invalid``; one over
+  ``max_frame_bytes`` [1 MiB] is not read: the server closes the socket with 1009.
+- nesting: JSON deeper than 200 levels gets ``request/malformed_json`` (no valid message
+  nests more than a few).
+- ids: text of at most 128 characters or an integer (not a boolean); any other id gets its
+  error with ``id: null``. For ``table.cmd`` the id is the retry key: the same player sending
+  the same id with the same command again gets the first reply, and the command runs once
+  (on any gateway instance); so a client must not reuse an id for a new command within a
+  page's life (the web client prefixes its ids with a random one per page load).
+- rate: ``rate_per_second`` [20] with bursts of ``rate_burst`` [40]; past it
+  ``request/rate_limited`` (not processed); ``rate_violations_before_close`` [200] refusals
+  within ``rate_violation_window_seconds`` [60] close the socket with 1008.
+- resume: ``table.watch`` with ``since`` replays up to ``replay_limit`` [256] missed events,
+  within a per-socket budget (``replay_events_per_second`` [64]); otherwise the
+  ``table.state`` alone (``replayed: 0``).
+- spectators: ``max_spectators_per_table`` [100] per gateway instance, then
+  ``table/too_many_spectators``.
+- session: at the token's expiry the socket gets an ``auth/expired_token`` error
+  (``id: null``) and is closed with 4401; a client renews before (``POST
+  /api/session/renew``) and sends ``hello`` with the new token on the same socket.
+
 Gateway -> client pushes (`Push`, no id):
 - ``table.state``: the public view of a table at ``seq`` with the decisions pending (each
   with its seat's legal commands) and the seats; sent when a client starts watching and

@@ -119,8 +119,6 @@ class RecentCommands:
 
     def begin(self, command_id: str) -> asyncio.Future[TableCmdResult]:
         future: asyncio.Future[TableCmdResult] = asyncio.get_running_loop().create_future()
-        # an outcome nobody else waited for is fine unread
-        future.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._answers[command_id] = future
         if len(self._answers) > self.limit:
             self._answers.popitem(last=False)
@@ -225,10 +223,12 @@ class Upstream:
             if exc.code in FORGOTTEN_CODES:
                 self.recent.forget(command_id)
             answer.set_exception(exc)
+            answer.exception()  # read: a refusal nobody else waited for is no error to log
             raise
         except BaseException:
             self.recent.forget(command_id)
             answer.set_exception(GatewayError(UNAVAILABLE, "the command was cut short; retry"))
+            answer.exception()
             raise
         answer.set_result(result)
         return result
