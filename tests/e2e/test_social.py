@@ -222,3 +222,24 @@ def test_profile_after_a_finished_game_then_follow_a_player(
     )
     page.click('#profile-board [data-scope="following"]')
     expect(dialog.locator(f'#profile-board li[data-player="{rival}"]')).to_be_visible()
+
+
+@VIEWPORTS
+def test_the_post_game_panel_says_a_short_game_pays_no_xp(
+    pages: PageWatch, viewport: dict[str, int]
+) -> None:
+    page = pages.open(viewport)
+    sign_in(page, "Quinn")
+    page.select_option("#create-seats", "2")
+    page.click("#create-room")
+    page.click("#add-bot")
+    page.click("#start-game")
+    expect(page.locator("#view-table")).to_be_visible()
+    page.once("dialog", lambda confirm: confirm.accept())  # "really resign?"
+    expect(page.locator("#resign")).to_be_enabled()
+    page.click("#resign")
+    # the bot is the last one standing: the results open, with what the game paid
+    expect(page.locator("#end-dialog")).to_be_visible()
+    panel = page.locator("#postgame")
+    expect(panel.locator(".postgame-none")).to_have_attribute("data-reason", "too_short")
+    expect(panel.locator(".postgame-none")).to_have_text("No XP: the game ended before round 20.")
