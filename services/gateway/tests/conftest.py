@@ -67,6 +67,8 @@ class FakeTable:
         """Refuse this many commands with service/busy first (an instance at its limit)."""
         self.drop_updates = 0
         """Store this many batches without publishing their update (core NATS lost it)."""
+        self.views_without_pending = False
+        """Answer views as tables did before `TableView.pending` (a rolling upgrade)."""
         state = new_game("classic", len(players), 7)
         self.state = PublicView.model_validate(public_view(state))
 
@@ -169,6 +171,7 @@ class FakeTable:
             state=self.state,
             seats=[SeatSpec(player_id=p, bot=p.startswith("bot"), name=p) for p in self.players],
             legal=[Roll(seat=seat)] if seat is not None else None,
+            pending=[] if self.views_without_pending else self.pending(),
             seed_commitment="0" * 64,
             deadline_at=time.time() + 75,
         )

@@ -183,6 +183,23 @@ def legal_of(push: dict[str, Any], seat: int | None) -> list[dict[str, Any]]:
     return next((p["legal"] for p in push["pending"] if p["seat"] == seat), [])
 
 
+@pytest.mark.parametrize("older_table", [False, True], ids=["view-with-pending", "older-table"])
+async def test_a_first_watcher_costs_one_view_request(
+    gateway: RunningGateway, older_table: bool
+) -> None:
+    """The view carries every open decision, so a table nobody watched yet is served with
+    one request; a table from before `TableView.pending` is still asked per seat."""
+    token, me = await gateway.sign_in()
+    table = await FakeTable(gateway.nc, "t-first", [me, "bot-1"]).start()
+    table.views_without_pending = older_table
+    client = await gateway.client(token)
+    watch = await client.request("table.watch", table="t-first")
+    assert watch["ok"] and watch["data"]["seat"] == 0
+    state = await client.push("table.state")
+    assert legal_of(state, 0) == [{"type": "roll", "seat": 0}]
+    assert table.views_asked == (2 if older_table else 1)
+
+
 async def test_player_watches_acts_and_sees_the_update_with_its_sequence(
     gateway: RunningGateway,
 ) -> None:

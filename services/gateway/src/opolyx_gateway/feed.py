@@ -224,20 +224,24 @@ class TableFeed:
     async def _snapshot(
         self, seats: set[int | None], player_id: str | None = None
     ) -> TableStatePush:
-        """The table's view with the decisions of `seats` (and of `player_id`'s seat), and
-        remember it as the feed's state when it is the newest."""
+        """The table's view with its open decisions, and remember it as the feed's state when
+        it is the newest. One request: the view carries every seat's decisions."""
         view = await self._views.table_view(self.table_id, None)
         self.seats = seats_of(view.seats)
-        wanted = {*seats, self.seat_of(player_id)} if player_id is not None else seats
         per_seat: dict[int, TableView] = {}
-        for seat in sorted(s for s in wanted if s is not None):
-            seat_view = await self._views.table_view(self.table_id, seat)
-            if seat_view.seq != view.seq:  # the table moved on in between: take the newer
-                view, per_seat = seat_view, {}
-            per_seat[seat] = seat_view
+        if not view.pending and view.state.pending is not None:
+            # A table from before `TableView.pending` (a rolling upgrade): ask per seat for
+            # the decisions of `seats` and of `player_id`'s seat.
+            wanted = {*seats, self.seat_of(player_id)} if player_id is not None else seats
+            for seat in sorted(s for s in wanted if s is not None):
+                seat_view = await self._views.table_view(self.table_id, seat)
+                if seat_view.seq != view.seq:  # the table moved on in between: take the newer
+                    view, per_seat = seat_view, {}
+                per_seat[seat] = seat_view
         state = state_from_view(view, per_seat, self.seats)
         if state.seq >= self.seq:
-            self.seq, self._state, self._known_seats = state.seq, state, set(per_seat)
+            self.seq, self._state = state.seq, state
+            self._known_seats = set(per_seat) if per_seat else None
             self._last_update = None
         return state
 

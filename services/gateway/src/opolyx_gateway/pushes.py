@@ -81,9 +81,10 @@ def state_from_update(update: TableUpdate, seats: list[TableSeat]) -> TableState
 def state_from_view(
     view: TableView, legal_by_seat: dict[int, TableView], seats: list[TableSeat]
 ) -> TableStatePush:
-    """``table.state`` from the table's view, with the decisions of the seats whose legal
-    commands were asked for (`legal_by_seat`: a view per seat, at the same sequence)."""
-    pending: list[PendingDecision] = []
+    """``table.state`` from the table's view and the decisions it carries; from a table
+    older than `TableView.pending`, the decisions of the seats whose legal commands were
+    asked for (`legal_by_seat`: a view per seat, at the same sequence)."""
+    pending: list[PendingDecision] = [] if legal_by_seat else list(view.pending)
     waiting = view.state.pending
     for seat, seat_view in sorted(legal_by_seat.items()):
         legal = seat_view.legal or []
