@@ -11,6 +11,7 @@ from opolyx_contracts.gateway import (
     PUSH_TYPES,
     ChatMessagePush,
     ChatMuteRequest,
+    ChatMutesRequest,
     ChatMutesResult,
     ChatPost,
     ChatPostResult,
@@ -111,6 +112,7 @@ CLIENT_MESSAGES: list[BaseModel] = [
     ChatPost(id=8, type="chat.post", channel="r_r1", text="hi"),
     ChatPost(id=9, type="chat.post", channel="t_t1", sticker="gg"),
     ChatMuteRequest(id=10, type="chat.mute", target="g-b", muted=False),
+    ChatMutesRequest(id=12, type="chat.mutes"),
     ChatReportRequest(id=11, type="chat.report", channel="lobby", message_id="m1", reason="rude"),
 ]
 

@@ -59,8 +59,9 @@ async def chat(nats_server: NatsServer) -> AsyncIterator[ChatApp]:
 
 
 class Player:
-    def __init__(self, player_id: str, client: WsClient) -> None:
+    def __init__(self, player_id: str, token: str, client: WsClient) -> None:
         self.id = player_id
+        self.token = token
         self.ws = client
 
     async def watch(self, channel: str) -> dict[str, Any]:
@@ -84,7 +85,7 @@ async def seat_players(
     players = []
     for name in (*names, *spectators):
         token, player_id = await gateway.sign_in(name)
-        players.append(Player(player_id, await gateway.client(token)))
+        players.append(Player(player_id, token, await gateway.client(token)))
     room = Room(
         room_id=ROOM_ID,
         mode="classic",
@@ -224,6 +225,11 @@ async def test_a_muted_sender_is_not_delivered_to_who_muted_them(
     # remembered: a fresh join's history leaves her out too
     rejoined = await bob.watch(TABLE)
     assert [m["text"] for m in rejoined["data"]["messages"]] == ["anyone?"]
+    # remembered for Bob's next session too (the client offers "unmute" from this list)
+    later = await gateway.client(bob.token)
+    listed = await later.request("chat.mutes")
+    assert listed["ok"] and listed["data"]["muted"] == [alice.id]
+    await later.close()
     unmuted = await bob.ws.request("chat.mute", target=alice.id, muted=False)
     assert unmuted["data"]["muted"] == []
     assert (await alice.say(TABLE, "now you do"))["ok"]

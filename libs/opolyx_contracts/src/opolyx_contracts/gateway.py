@@ -73,6 +73,7 @@ __all__ = [
     "PUSH_TYPES",
     "ChatMessagePush",
     "ChatMuteRequest",
+    "ChatMutesRequest",
     "ChatMutesResult",
     "ChatPost",
     "ChatPostResult",
@@ -278,6 +279,13 @@ class ChatMuteRequest(_Client):
     muted: bool = True
 
 
+class ChatMutesRequest(_Client):
+    """The players this player muted (remembered across sessions): a client asks once it
+    is signed in, to offer "unmute" on their names."""
+
+    type: Literal["chat.mutes"]
+
+
 class ChatReportRequest(_Client):
     """Report a message to the operators (stored with what was said before it)."""
 
@@ -300,6 +308,7 @@ ClientMessage = Annotated[
     | ChatUnwatch
     | ChatPost
     | ChatMuteRequest
+    | ChatMutesRequest
     | ChatReportRequest,
     Field(discriminator="type"),
 ]

@@ -178,6 +178,12 @@ class ChatChannels:
             self.mutes[player_id] = frozenset(mutes.muted)
         return ChatMutesResult(muted=mutes.muted)
 
+    async def muted_by(self, player_id: str) -> ChatMutesResult:
+        mutes = await self.upstream.chat_mutes(player_id)
+        if player_id in self.mutes:
+            self.mutes[player_id] = frozenset(mutes.muted)
+        return ChatMutesResult(muted=mutes.muted)
+
     async def report(
         self, player_id: str, token: str, message_id: str, reason: str
     ) -> ChatReportResult:

@@ -25,6 +25,7 @@ from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON, Error
 from opolyx_contracts.gateway import (
     GATEWAY_PROTOCOL,
     ChatMuteRequest,
+    ChatMutesRequest,
     ChatPost,
     ChatReportRequest,
     ChatUnwatch,
@@ -393,6 +394,8 @@ class ClientSession:
                 )
             case ChatMuteRequest():
                 return await hub.chat.mute(identity.player_id, message.target, message.muted)
+            case ChatMutesRequest():
+                return await hub.chat.muted_by(identity.player_id)
             case ChatReportRequest():
                 return await hub.chat.report(
                     identity.player_id, message.channel, message.message_id, message.reason

@@ -246,6 +246,15 @@ async function mute(playerId, on) {
   }
 }
 
+// The mutes remembered from earlier sessions, so their names offer "unmute".
+async function loadMutes() {
+  try {
+    const reply = await store.conn.request("chat.mutes");
+    muted.clear();
+    for (const id of reply.muted) muted.add(id);
+  } catch { /* no chat service: nothing to unmute either */ }
+}
+
 function tableChannels() {
   const tb = store.table;
   if (store.screen !== "table" || !tb || !tb.view) return [null];
@@ -278,7 +287,9 @@ export function mount() {
     panels.lobby.show(lobbyChannel());
   });
   on("status", (status) => {
-    if (status === "online") for (const panel of Object.values(panels)) panel.rejoin();
+    if (status !== "online") return;
+    loadMutes();
+    for (const panel of Object.values(panels)) panel.rejoin();
   });
   on("session", (session) => { if (!session) muted.clear(); });
   onLanguage(() => { for (const panel of Object.values(panels)) { translateDom(panel.root); panel.render(); } });
