@@ -129,3 +129,25 @@ def test_mute_is_remembered_and_cues_follow_the_live_events(
     page.locator("#mute").click()
     expect(page.locator("#mute")).to_have_attribute("aria-pressed", "false")
     assert page.evaluate("() => localStorage.getItem('opolyx.muted')") == "0"
+
+
+@VIEWPORTS
+def test_a_new_version_offers_a_reload_and_takes_over(
+    pages: PageWatch, viewport: dict[str, int]
+) -> None:
+    page = pages.open(viewport)
+    sign_in(page, "Updater")
+    wait_until_controlled(page)
+    # a deploy, as the browser sees it: another worker script for the same scope (its
+    # address differs, so it installs beside the running one and waits)
+    page.evaluate("() => navigator.serviceWorker.register('/sw.js?deploy=2', { scope: '/' })")
+    bar = page.locator("#update-bar")
+    expect(bar).to_be_visible(timeout=30_000)
+    expect(bar).to_contain_text("A new version of opolyx is ready.")
+    with page.expect_navigation():
+        page.click("#update-reload")
+    expect(page.locator("#view-lobby")).to_be_visible()
+    page.wait_for_function(CONTROLLED)
+    script = page.evaluate("() => navigator.serviceWorker.controller.scriptURL")
+    assert script.endswith("/sw.js?deploy=2")
+    expect(page.locator("#update-bar")).to_have_count(0)
