@@ -1,5 +1,6 @@
 """`TRANSFER_REASONS` is exactly what the rules send: every reason spelled in the library's
-source (a `Transfer(...)` or a payment's `require(...)`), and every transfer of played games."""
+source (a `Transfer(...)`, `ctx.emit(Transfer, ...)` or a payment's `require(...)`), and
+every transfer of played games."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from opolyx_rules.simulate import play_game
 
 
 def reasons_in_source() -> set[str]:
-    """Literal reasons at the reason position of `Transfer(frm, to, amount, reason)` and
-    `require(ctx, seat, amount, creditors, reason)` calls, or their `reason=` keyword."""
+    """Literal reasons at the reason position of `Transfer(frm, to, amount, reason)`,
+    `emit(Transfer, frm, to, amount, reason)` and `require(ctx, seat, amount, creditors,
+    reason)` calls, or their `reason=` keyword."""
     found: set[str] = set()
     for path in sorted(Path(opolyx_rules.__file__).parent.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -23,10 +25,12 @@ def reasons_in_source() -> set[str]:
                 continue
             func = node.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            args: list[ast.expr] = list(node.args)
+            if name == "emit" and args and getattr(args[0], "id", "") == "Transfer":
+                name, args = "Transfer", args[1:]  # ctx.emit(Transfer, frm, to, amount, reason)
             position = {"Transfer": 3, "require": 4}.get(name)
             if position is None:
                 continue
-            args: list[ast.expr] = list(node.args)
             args += [k.value for k in node.keywords if k.arg == "reason"]
             candidates = [args[position]] if len(args) > position else args[-1:]
             for arg in candidates:

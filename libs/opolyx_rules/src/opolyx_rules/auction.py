@@ -32,7 +32,7 @@ def start(ctx: Ctx, square: int, decliner: int) -> bool:
         (decliner + step) % n for step in range(1, n + 1) if not s.seats[(decliner + step) % n].out
     )
     deadline = ctx.now + s.config.auction_bid_seconds
-    ctx.emit(AuctionStarted(square, decliner, order, order[0], SQUARES[square].price, deadline))
+    ctx.emit(AuctionStarted, square, decliner, order, order[0], SQUARES[square].price, deadline)
     return _settle(ctx)
 
 
@@ -55,7 +55,7 @@ def bid(ctx: Ctx, seat: int) -> bool:
     projected = auction._replace(bid=amount, leader=seat, minimum=amount + step)
     nxt = _next_bidder(ctx, projected, seat)
     deadline = ctx.now + ctx.s.config.auction_bid_seconds
-    ctx.emit(AuctionBid(seat, amount, NO_BIDDER if nxt is None else nxt, amount + step, deadline))
+    ctx.emit(AuctionBid, seat, amount, NO_BIDDER if nxt is None else nxt, amount + step, deadline)
     return _settle(ctx)
 
 
@@ -67,7 +67,7 @@ def pass_(ctx: Ctx, seat: int, automatic: bool) -> bool:
 def _emit_pass(ctx: Ctx, auction: AuctionPending, seat: int, automatic: bool) -> None:
     nxt = _next_bidder(ctx, auction._replace(passed=auction.passed | {seat}), seat)
     deadline = ctx.now + ctx.s.config.auction_bid_seconds
-    ctx.emit(AuctionPassed(seat, automatic, NO_BIDDER if nxt is None else nxt, deadline))
+    ctx.emit(AuctionPassed, seat, automatic, NO_BIDDER if nxt is None else nxt, deadline)
 
 
 def withdraw(ctx: Ctx, seat: int) -> bool:
@@ -78,7 +78,7 @@ def withdraw(ctx: Ctx, seat: int) -> bool:
         return False
     if seat == auction.seat:
         return pass_(ctx, seat, automatic=True)
-    ctx.emit(AuctionPassed(seat, True, auction.seat, auction.deadline))
+    ctx.emit(AuctionPassed, seat, True, auction.seat, auction.deadline)
     return _settle(ctx)
 
 
@@ -98,5 +98,5 @@ def _settle(ctx: Ctx) -> bool:
 def _finish(ctx: Ctx, auction: AuctionPending) -> None:
     winner = auction.leader
     if winner is not None:
-        ctx.emit(Transfer(winner, BANK, auction.bid, "auction"))
-    ctx.emit(AuctionEnded(auction.square, winner, auction.bid if winner is not None else 0))
+        ctx.emit(Transfer, winner, BANK, auction.bid, "auction")
+    ctx.emit(AuctionEnded, auction.square, winner, auction.bid if winner is not None else 0)

@@ -25,7 +25,7 @@ def finish_if_decided(ctx: Ctx) -> None:
 
 def finish(ctx: Ctx, reason: str) -> None:
     placement = placement_order(ctx.s)
-    ctx.emit(GameFinished(placement[0], placement, reason, ctx.s.round))
+    ctx.emit(GameFinished, placement[0], placement, reason, ctx.s.round)
 
 
 def placement_order(state: State) -> tuple[int, ...]:

@@ -228,13 +228,13 @@ def _pay_bail(ctx: Ctx, seat: int) -> None:
 
 
 def _build(ctx: Ctx, seat: int, square: int) -> None:
-    ctx.emit(Transfer(seat, BANK, SQUARES[square].building_cost, "building"))
-    ctx.emit(BuildingBuilt(seat, square, ctx.s.props[PROPERTY_SLOT[square]].buildings + 1))
+    ctx.emit(Transfer, seat, BANK, SQUARES[square].building_cost, "building")
+    ctx.emit(BuildingBuilt, seat, square, ctx.s.props[PROPERTY_SLOT[square]].buildings + 1)
 
 
 def _unmortgage(ctx: Ctx, seat: int, square: int) -> None:
-    ctx.emit(Transfer(seat, BANK, unmortgage_cost(ctx.s.config, square), "unmortgage"))
-    ctx.emit(MortgageLifted(seat, square))
+    ctx.emit(Transfer, seat, BANK, unmortgage_cost(ctx.s.config, square), "unmortgage")
+    ctx.emit(MortgageLifted, seat, square)
 
 
 def _offer(ctx: Ctx, *fields: Any) -> None:
@@ -242,13 +242,12 @@ def _offer(ctx: Ctx, *fields: Any) -> None:
     s = ctx.s
     terms = command.terms
     ctx.emit(
-        OfferMade(
-            f"o{s.offers_made + 1}",
-            command.seat,
-            command.to,
-            *terms,
-            ctx.now + s.config.offer_seconds,
-        )
+        OfferMade,
+        f"o{s.offers_made + 1}",
+        command.seat,
+        command.to,
+        *terms,
+        ctx.now + s.config.offer_seconds,
     )
 
 
@@ -256,14 +255,14 @@ def _accept(ctx: Ctx, seat: int, offer_id: str) -> None:
     offer = trade.find_offer(ctx.s, offer_id)
     assert offer is not None
     if offer.give_cash:
-        ctx.emit(Transfer(offer.frm, offer.to, offer.give_cash, "trade"))
+        ctx.emit(Transfer, offer.frm, offer.to, offer.give_cash, "trade")
     if offer.take_cash:
-        ctx.emit(Transfer(offer.to, offer.frm, offer.take_cash, "trade"))
+        ctx.emit(Transfer, offer.to, offer.frm, offer.take_cash, "trade")
     for square in offer.give_squares:
-        ctx.emit(PropertyTransferred(offer.frm, offer.to, square))
+        ctx.emit(PropertyTransferred, offer.frm, offer.to, square)
     for square in offer.take_squares:
-        ctx.emit(PropertyTransferred(offer.to, offer.frm, square))
-    ctx.emit(OfferClosed(offer_id, "accepted"))
+        ctx.emit(PropertyTransferred, offer.to, offer.frm, square)
+    ctx.emit(OfferClosed, offer_id, "accepted")
 
 
 Action = Callable[..., None]
@@ -289,8 +288,8 @@ ACTIONS: dict[type[Any], Action] = {
     Teleport: turn.teleport,
     OfferTrade: _offer,
     AcceptOffer: _accept,
-    RejectOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed(offer, "rejected")),
-    CancelOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed(offer, "cancelled")),
+    RejectOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed, offer, "rejected"),
+    CancelOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed, offer, "cancelled"),
 }
 assert set(ACTIONS) == set(GUARDS), "every command needs a guard and an action"
 _RULES: dict[type[Any], tuple[Guard, Action]] = {
@@ -319,7 +318,7 @@ def _dispatch(ctx: Ctx, command: Command) -> None:
     if refusal is not None:
         raise refusal.error()
     if st.missed_turns:
-        ctx.emit(SeatActed(seat))
+        ctx.emit(SeatActed, seat)
     action(ctx, *command)
 
 
@@ -332,7 +331,7 @@ def _timeout(ctx: Ctx) -> None:
     pending = s.pending
     for offer in s.offers:
         if offer.deadline == due and (pending is None or offer.deadline < pending.deadline):
-            ctx.emit(OfferClosed(offer.id, "expired"))
+            ctx.emit(OfferClosed, offer.id, "expired")
             return
     assert pending is not None
     seat = pending.seat
@@ -341,7 +340,7 @@ def _timeout(ctx: Ctx) -> None:
             # A turn with no roll at all is a missed turn; an extra roll (after doubles)
             # left to time out just ends a turn the seat did play.
             missed = s.seats[seat].missed_turns + (1 if s.dice is None else 0)
-            ctx.emit(TurnSkipped(seat, missed))
+            ctx.emit(TurnSkipped, seat, missed)
             if s.dice is None and missed >= s.config.missed_turns_to_resign:
                 flow.resign(ctx, seat)
             else:

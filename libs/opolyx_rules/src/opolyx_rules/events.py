@@ -447,3 +447,6 @@ def event_from_json(data: dict[str, Any]) -> Event:
 
 
 compare_by_type(EVENT_TYPES.values())
+# The engine builds events from all their fields at once (``Ctx.emit``): none may have a
+# default that a caller could leave out.
+assert not any(cls._field_defaults for cls in _EVENT_CLASSES), "events have no field defaults"

@@ -374,7 +374,8 @@ def _game_finished(s: Draft, e: GameFinished) -> None:
     s.offers = ()
 
 
-HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
+#: per event class (the key ``Ctx.emit`` is given): its handler
+HANDLERS: dict[Callable[..., Event], Callable[[Draft, Any], None]] = {
     Transfer: _transfer,
     TurnStarted: _turn_started,
     RollOffered: _roll_offered,

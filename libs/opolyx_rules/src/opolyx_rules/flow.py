@@ -87,7 +87,7 @@ def resign(ctx: Ctx, seat: int) -> None:
     if s.finished:
         return
     if isinstance(pending, PaymentPending) and pending.seat == seat:
-        ctx.emit(PaymentCancelled(seat))
+        ctx.emit(PaymentCancelled, seat)
         after_payment(ctx, pending)
     elif auction.is_running(ctx):
         if auction.withdraw(ctx, seat):

@@ -40,7 +40,7 @@ def require(
     queue: tuple[tuple[int, int, int], ...] = (),
 ) -> None:
     deadline = ctx.now + ctx.s.config.payment_seconds
-    ctx.emit(PaymentRequired(seat, amount, creditors, reason, deadline, then, steps, queue))
+    ctx.emit(PaymentRequired, seat, amount, creditors, reason, deadline, then, steps, queue)
 
 
 def open_queued(ctx: Ctx, queue: tuple[tuple[int, int, int], ...], then: Then) -> bool:
@@ -60,17 +60,17 @@ def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:
     for creditor, share in pending.creditors:
         if creditor >= 0 and s.seats[creditor].out:
             # R21: a creditor eliminated during the pause: their share goes to the bank.
-            ctx.emit(Transfer(debtor, BANK, share, "creditor_out"))
+            ctx.emit(Transfer, debtor, BANK, share, "creditor_out")
         elif reason == "rent":
             withheld = rent_tax_withheld(s.config, s.round, share)
-            ctx.emit(Transfer(debtor, creditor, share - withheld, "rent"))
+            ctx.emit(Transfer, debtor, creditor, share - withheld, "rent")
             if withheld:
-                ctx.emit(Transfer(debtor, BANK, withheld, "rent_tax"))
+                ctx.emit(Transfer, debtor, BANK, withheld, "rent_tax")
         else:
-            ctx.emit(Transfer(debtor, creditor, share, reason))
-    ctx.emit(PaymentMade(debtor, pending.amount, reason, automatic))
+            ctx.emit(Transfer, debtor, creditor, share, reason)
+    ctx.emit(PaymentMade, debtor, pending.amount, reason, automatic)
     if reason == "bail":
-        ctx.emit(LeftJail(debtor, "bail"))
+        ctx.emit(LeftJail, debtor, "bail")
 
 
 # -- raising funds ------------------------------------------------------------------------
@@ -78,13 +78,13 @@ def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:
 
 def sell_building(ctx: Ctx, seat: int, square: int) -> None:
     sq = SQUARES[square]
-    ctx.emit(Transfer(BANK, seat, sq.building_cost // 2, "building_sale"))
-    ctx.emit(BuildingSold(seat, square, prop(ctx.s, square).buildings - 1))
+    ctx.emit(Transfer, BANK, seat, sq.building_cost // 2, "building_sale")
+    ctx.emit(BuildingSold, seat, square, prop(ctx.s, square).buildings - 1)
 
 
 def mortgage(ctx: Ctx, seat: int, square: int) -> None:
-    ctx.emit(Transfer(BANK, seat, SQUARES[square].mortgage_value, "mortgage"))
-    ctx.emit(PropertyMortgaged(seat, square))
+    ctx.emit(Transfer, BANK, seat, SQUARES[square].mortgage_value, "mortgage")
+    ctx.emit(PropertyMortgaged, seat, square)
 
 
 def raise_funds(ctx: Ctx, seat: int, target: int | None) -> None:
@@ -121,13 +121,13 @@ def bankrupt(ctx: Ctx, pending: PaymentPending) -> None:
         part = cash * share // total if total else 0
         if part:
             alive = creditor < 0 or not s.seats[creditor].out
-            ctx.emit(Transfer(seat, creditor if alive else BANK, part, "bankruptcy"))
+            ctx.emit(Transfer, seat, creditor if alive else BANK, part, "bankruptcy")
             paid += part
     if cash - paid:
-        ctx.emit(Transfer(seat, BANK, cash - paid, "bankruptcy"))
+        ctx.emit(Transfer, seat, BANK, cash - paid, "bankruptcy")
     go_out(ctx, seat, "bankrupt")
     if not s.finished:
-        ctx.emit(PaymentCancelled(seat))
+        ctx.emit(PaymentCancelled, seat)
 
 
 def go_out(ctx: Ctx, seat: int, how: str) -> None:
@@ -137,11 +137,11 @@ def go_out(ctx: Ctx, seat: int, how: str) -> None:
     raise_funds(ctx, seat, None)
     left = s.seats[seat].cash
     if left:
-        ctx.emit(Transfer(seat, BANK, left, how))
+        ctx.emit(Transfer, seat, BANK, left, how)
     for offer in s.offers:
         if seat in (offer.frm, offer.to):
-            ctx.emit(OfferClosed(offer.id, "withdrawn"))
-    ctx.emit(SeatWentOut(seat, how, _heir(ctx, seat)))
+            ctx.emit(OfferClosed, offer.id, "withdrawn")
+    ctx.emit(SeatWentOut, seat, how, _heir(ctx, seat))
     endgame.finish_if_decided(ctx)
 
 

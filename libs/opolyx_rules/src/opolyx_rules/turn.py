@@ -77,10 +77,10 @@ def start_turn(ctx: Ctx, seat: int, round_no: int) -> None:
             if p.owner == seat and p.mortgaged:
                 left = expiry - (round_no - p.mortgaged_round)
                 if left <= 0:
-                    ctx.emit(MortgageExpired(seat, p.square))
+                    ctx.emit(MortgageExpired, seat, p.square)
                 else:
-                    ctx.emit(MortgageReminder(seat, p.square, left))
-    ctx.emit(TurnStarted(seat, round_no, ctx.now + s.config.turn_seconds))
+                    ctx.emit(MortgageReminder, seat, p.square, left)
+    ctx.emit(TurnStarted, seat, round_no, ctx.now + s.config.turn_seconds)
 
 
 #: per table size, per seat: the other seats in turn order after it
@@ -106,8 +106,8 @@ def end_turn(ctx: Ctx) -> None:
     # it) and expire with it (R10, R23.12).
     if s.offers:
         for offer in s.offers:
-            ctx.emit(OfferClosed(offer.id, "turn_ended"))
-    ctx.emit(TurnEnded(seat))
+            ctx.emit(OfferClosed, offer.id, "turn_ended")
+    ctx.emit(TurnEnded, seat)
     nxt = next_active_seat(ctx, seat)
     n = len(s.seats)
     # A round completes when the turn order crosses the first seat again.
@@ -122,14 +122,14 @@ def end_turn(ctx: Ctx) -> None:
         if cfg.has(Feature.LUNAR_NEW_YEAR) and round_no % cfg.new_year_every == 0:
             for st in s.seats:
                 if not st.out:
-                    ctx.emit(Transfer(BANK, st.seat, cfg.new_year_gift, "new_year"))
+                    ctx.emit(Transfer, BANK, st.seat, cfg.new_year_gift, "new_year")
     start_turn(ctx, nxt, round_no)
 
 
 def offer_roll(ctx: Ctx, seat: int, deadline: float | None = None) -> None:
     """Another roll in this turn; a fresh clock unless ``deadline`` keeps the old one."""
     ctx.emit(
-        RollOffered(seat, ctx.now + ctx.s.config.turn_seconds if deadline is None else deadline)
+        RollOffered, seat, ctx.now + ctx.s.config.turn_seconds if deadline is None else deadline
     )
 
 
@@ -146,7 +146,7 @@ def landed(ctx: Ctx) -> None:
     if s.x_jump:
         target = x_jump_target(ctx, seat)
         if target is None:
-            ctx.emit(JumpSkipped(seat))
+            ctx.emit(JumpSkipped, seat)
         else:
             move_to(ctx, seat, target, _JUMP)
             return
@@ -175,10 +175,10 @@ def roll(ctx: Ctx, seat: int) -> None:
         roll_again = True
         if third is None or third.number != a:  # triples are no doubles (R19)
             doubles += 1
-    ctx.emit(DiceRolled(seat, white, third, doubles, roll_again, third is _X))
+    ctx.emit(DiceRolled, seat, white, third, doubles, roll_again, third is _X)
     total = a + b
     if total == cfg.lucky_total and cfg.has(Feature.LUCKY_EIGHT):
-        ctx.emit(Transfer(BANK, seat, cfg.lucky_payout, "lucky_eight"))
+        ctx.emit(Transfer, BANK, seat, cfg.lucky_payout, "lucky_eight")
     if total == cfg.unlucky_total and cfg.has(Feature.UNLUCKY_FOUR):
         payment.require(
             ctx, seat, cfg.unlucky_cost, ((POT, cfg.unlucky_cost),), "unlucky_four", then=Then.DICE
@@ -196,11 +196,11 @@ def continue_roll(ctx: Ctx) -> None:
     a, b = s.dice
     if st.in_jail:
         if a == b:
-            ctx.emit(LeftJail(seat, "doubles"))
+            ctx.emit(LeftJail, seat, "doubles")
             move_by(ctx, seat, a + b, _ROLL)
             return
         attempts = st.jail_rolls + 1
-        ctx.emit(JailRollFailed(seat, attempts))
+        ctx.emit(JailRollFailed, seat, attempts)
         if attempts >= s.config.max_jail_rolls:
             bail = s.config.bail
             payment.require(ctx, seat, bail, ((BANK, bail),), "bail", then=Then.MOVE, steps=a + b)
@@ -208,14 +208,14 @@ def continue_roll(ctx: Ctx) -> None:
             end_turn(ctx)
         return
     if s.doubles >= 3:
-        ctx.emit(SentToJail(seat, "three_doubles"))
+        ctx.emit(SentToJail, seat, "three_doubles")
         end_turn(ctx)
         return
     third = s.third
     if third is not None and third.number == a == b:
-        ctx.emit(TeleportOffered(seat, ctx.now + s.config.turn_seconds))
+        ctx.emit(TeleportOffered, seat, ctx.now + s.config.turn_seconds)
     elif third is _BUS_FACE:
-        ctx.emit(BusOffered(seat, ctx.now + s.config.turn_seconds))
+        ctx.emit(BusOffered, seat, ctx.now + s.config.turn_seconds)
     else:
         extra = third.number if third is not None else 0
         move_by(ctx, seat, a + b + extra, _ROLL)
@@ -225,12 +225,12 @@ def choose_bus(ctx: Ctx, seat: int, move: str, automatic: bool = False) -> None:
     assert ctx.s.dice is not None
     a, b = ctx.s.dice
     steps = {"sum": a + b, "first": a, "second": b}[move]
-    ctx.emit(BusChosen(seat, move, automatic))
+    ctx.emit(BusChosen, seat, move, automatic)
     move_by(ctx, seat, steps, _BUS)
 
 
 def teleport(ctx: Ctx, seat: int, square: int, automatic: bool = False) -> None:
-    ctx.emit(Teleported(seat, square, automatic))
+    ctx.emit(Teleported, seat, square, automatic)
     land(ctx, seat)
 
 
@@ -241,9 +241,9 @@ def move_by(ctx: Ctx, seat: int, steps: int, how: MoveHow) -> None:
     frm = ctx.s.seats[seat].position
     # Landing exactly on Start is paid by resolving the square (salary + bonus).
     passed = frm + steps > BOARD_SIZE
-    ctx.emit(Moved(seat, frm, (frm + steps) % BOARD_SIZE, passed, how))
+    ctx.emit(Moved, seat, frm, (frm + steps) % BOARD_SIZE, passed, how)
     if passed:
-        ctx.emit(Transfer(BANK, seat, ctx.s.config.salary, "salary"))
+        ctx.emit(Transfer, BANK, seat, ctx.s.config.salary, "salary")
     land(ctx, seat)
 
 
@@ -287,9 +287,9 @@ def land(ctx: Ctx, seat: int) -> None:
         owner = s.props[PROPERTY_SLOT[square]].owner
         if owner is None:
             if s.seats[seat].cash >= sq.price:
-                ctx.emit(BuyOffered(seat, square, ctx.now + s.config.turn_seconds))
+                ctx.emit(BuyOffered, seat, square, ctx.now + s.config.turn_seconds)
             else:
-                ctx.emit(PropertyDeclined(seat, square, True))
+                ctx.emit(PropertyDeclined, seat, square, True)
                 if auction.start(ctx, square, seat):
                     landed(ctx)
             return
@@ -302,14 +302,14 @@ def land(ctx: Ctx, seat: int) -> None:
     kind = sq.kind
     if kind is _START:
         cfg = s.config
-        ctx.emit(Transfer(BANK, seat, cfg.salary + cfg.landing_bonus, "start_landing"))
+        ctx.emit(Transfer, BANK, seat, cfg.salary + cfg.landing_bonus, "start_landing")
         landed(ctx)
     elif kind is _TAX:
         payment.require(ctx, seat, sq.tax, ((bank_sink(ctx), sq.tax),), "tax")
     elif kind is _EVENT:
         draw_event_card(ctx, seat)
     elif kind is _GO_TO_JAIL:
-        ctx.emit(SentToJail(seat, "square"))
+        ctx.emit(SentToJail, seat, "square")
         end_turn(ctx)
     elif kind is _JACKPOT:
         land_on_jackpot(ctx, seat)
@@ -319,13 +319,13 @@ def land(ctx: Ctx, seat: int) -> None:
 
 def buy(ctx: Ctx, seat: int, square: int) -> None:
     price = SQUARES[square].price
-    ctx.emit(Transfer(seat, BANK, price, "purchase"))
-    ctx.emit(PropertyBought(seat, square, price))
+    ctx.emit(Transfer, seat, BANK, price, "purchase")
+    ctx.emit(PropertyBought, seat, square, price)
     landed(ctx)
 
 
 def decline(ctx: Ctx, seat: int, square: int, automatic: bool) -> None:
-    ctx.emit(PropertyDeclined(seat, square, automatic))
+    ctx.emit(PropertyDeclined, seat, square, automatic)
     if auction.start(ctx, square, seat):
         landed(ctx)
 
@@ -336,9 +336,9 @@ def decline(ctx: Ctx, seat: int, square: int, automatic: bool) -> None:
 def land_on_jackpot(ctx: Ctx, seat: int) -> None:
     s = ctx.s
     if s.pot > 0 and s.config.has(Feature.FORTUNE_POT):
-        ctx.emit(Transfer(POT, seat, s.pot, "fortune_pot"))
+        ctx.emit(Transfer, POT, seat, s.pot, "fortune_pot")
     if s.config.jackpot_enabled and s.seats[seat].cash >= s.config.jackpot_stake:
-        ctx.emit(JackpotOffered(seat, ctx.now + s.config.turn_seconds))
+        ctx.emit(JackpotOffered, seat, ctx.now + s.config.turn_seconds)
     else:
         landed(ctx)
 
@@ -348,15 +348,15 @@ def play_jackpot(ctx: Ctx, seat: int, numbers: tuple[int, ...]) -> None:
     cfg = s.config
     die, _, _ = draw_jackpot_die(s.rng, s.script)
     won = die in numbers
-    ctx.emit(Transfer(seat, BANK, cfg.jackpot_stake, "jackpot_stake"))
-    ctx.emit(JackpotPlayed(seat, numbers, die, won))
+    ctx.emit(Transfer, seat, BANK, cfg.jackpot_stake, "jackpot_stake")
+    ctx.emit(JackpotPlayed, seat, numbers, die, won)
     if won:
-        ctx.emit(Transfer(BANK, seat, cfg.jackpot_payouts[len(numbers) - 1], "jackpot_win"))
+        ctx.emit(Transfer, BANK, seat, cfg.jackpot_payouts[len(numbers) - 1], "jackpot_win")
     landed(ctx)
 
 
 def decline_jackpot(ctx: Ctx, seat: int, automatic: bool) -> None:
-    ctx.emit(JackpotDeclined(seat, automatic))
+    ctx.emit(JackpotDeclined, seat, automatic)
     landed(ctx)
 
 
@@ -367,9 +367,9 @@ def draw_event_card(ctx: Ctx, seat: int) -> None:
     s = ctx.s
     number, reshuffled, _, _ = draw_card(s.rng, s.script, s.drawn_cards)
     card = CARDS[number]
-    ctx.emit(CardDrawn(seat, number, card.text, reshuffled))
+    ctx.emit(CardDrawn, seat, number, card.text, reshuffled)
     if card.bank > 0:
-        ctx.emit(Transfer(BANK, seat, card.bank, "card"))
+        ctx.emit(Transfer, BANK, seat, card.bank, "card")
         landed(ctx)
     elif card.bank < 0:
         payment.require(ctx, seat, -card.bank, ((bank_sink(ctx), -card.bank),), "card")
@@ -399,10 +399,10 @@ def draw_event_card(ctx: Ctx, seat: int) -> None:
         move_to(ctx, seat, nearest_ahead(here, GROUP_SQUARES[card.advance_to_group]), _CARD)
     elif card.back:
         frm = s.seats[seat].position
-        ctx.emit(Moved(seat, frm, (frm - card.back) % BOARD_SIZE, False, _CARD))
+        ctx.emit(Moved, seat, frm, (frm - card.back) % BOARD_SIZE, False, _CARD)
         land(ctx, seat)
     elif card.jail:
-        ctx.emit(SentToJail(seat, "card"))
+        ctx.emit(SentToJail, seat, "card")
         end_turn(ctx)
 
 
@@ -412,7 +412,7 @@ def _collect_from_each_opponent(ctx: Ctx, seat: int, amount: int) -> None:
     queue: list[tuple[int, int, int]] = []
     for opp in opponents(ctx.s, seat):
         if ctx.s.seats[opp].cash >= amount:
-            ctx.emit(Transfer(opp, seat, amount, "card"))
+            ctx.emit(Transfer, opp, seat, amount, "card")
         else:
             queue.append((opp, amount, seat))
     if queue:
