@@ -92,7 +92,31 @@ function renderSwitch() {
   const label = t(muted ? "app.sound.unmute" : "app.sound.mute");
   button.setAttribute("aria-label", label);
   button.title = label;
-  button.textContent = muted ? "🔇" : "🔊";
+  button.replaceChildren(speaker(muted));
+}
+
+// A speaker drawn as SVG (an emoji needs a font the device may not have): with sound
+// waves when on, crossed out when muted.
+function speaker(off) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "18");
+  svg.setAttribute("height", "18");
+  svg.setAttribute("aria-hidden", "true");
+  const paths = ["M3 9h4l5-4v14l-5-4H3z"];
+  paths.push(off ? "M16 9l5 6M21 9l-5 6" : "M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12");
+  for (const d of paths) {
+    const path = document.createElementNS(ns, "path");
+    path.setAttribute("d", d);
+    path.setAttribute("fill", d.startsWith("M3") ? "currentColor" : "none");
+    path.setAttribute("stroke", "currentColor");
+    path.setAttribute("stroke-width", "2");
+    path.setAttribute("stroke-linecap", "round");
+    path.setAttribute("stroke-linejoin", "round");
+    svg.append(path);
+  }
+  return svg;
 }
 
 export function mount() {
