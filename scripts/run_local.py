@@ -34,6 +34,8 @@ from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(sysconfig.get_path("scripts"))
+READY_SECONDS = 120.0
+"""How long a service may take to answer its readiness probe after it was started."""
 
 # Backend services in start order: (name, entry point, extra arguments); each connects to
 # NATS as the role of its name. Missing ones are skipped, so the launcher works while
@@ -99,7 +101,9 @@ class Launcher:
         return proc
 
     def wait_ready(self, name: str, proc: subprocess.Popen[bytes], port: int, path: str) -> None:
-        deadline = time.monotonic() + 30
+        # Generous: on 2 loaded cores a service's imports alone were seen to take 36 s; a
+        # service that really fails to start exits, which is reported at once below.
+        deadline = time.monotonic() + READY_SECONDS
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 tail = (self.logs / f"{name}.log").read_text(errors="replace")[-3000:]
@@ -107,7 +111,9 @@ class Launcher:
             if http_ok(port, path):
                 return
             time.sleep(0.05)
-        raise RuntimeError(f"{name} was not ready within 30 s; see {self.logs / (name + '.log')}")
+        raise RuntimeError(
+            f"{name} was not ready within {READY_SECONDS:g} s; see {self.logs / (name + '.log')}"
+        )
 
     def stop(self) -> None:
         """Stop in reverse start order: the gateway first, nats-server last."""

@@ -50,7 +50,7 @@ def act(page: Page, selector: str) -> None:
     """Click a decision button and wait until the page shows the state after it."""
     before = table_seq(page)
     page.click(selector)
-    page.wait_for_function(f"{STATE_SEQ} > {before}")
+    page.wait_for_function(f"() => {STATE_SEQ} > {before}")
 
 
 DECISIONS = (
@@ -79,7 +79,7 @@ def raise_funds(page: Page) -> None:
         if button.count():
             before = table_seq(page)
             button.first.click()
-            page.wait_for_function(f"{STATE_SEQ} > {before}")
+            page.wait_for_function(f"() => {STATE_SEQ} > {before}")
             break
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
@@ -160,7 +160,7 @@ def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     page.reload()
     expect(page.locator("#view-table")).to_be_visible()
     expect(page.locator("#players li", has_text="Alice (you)")).to_have_count(1)
-    page.wait_for_function(f"{STATE_SEQ} >= {seq_before}")
+    page.wait_for_function(f"() => {STATE_SEQ} >= {seq_before}")
     # the recent action log is rebuilt from the stored events
     expect(page.locator("#log")).to_contain_text(bot_rolled)
     assert page.locator("#players li[data-seat]").all_inner_texts() == cash_before or (
@@ -169,11 +169,11 @@ def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     # and the game carries on from there, keyboard only: the decision gets the focus
     wait_for_my_roll(page)
     page.wait_for_function(
-        "document.activeElement && document.activeElement.dataset.cmd === 'roll'"
+        "() => document.activeElement && document.activeElement.dataset.cmd === 'roll'"
     )
     before = table_seq(page)
     page.keyboard.press("Enter")
-    page.wait_for_function(f"{STATE_SEQ} > {before}")
+    page.wait_for_function(f"() => {STATE_SEQ} > {before}")
     play_my_turn(page, buy=False)
 
 
@@ -231,7 +231,7 @@ def test_a_spectator_watches_a_game_without_controls(pages: PageWatch) -> None:
     # the game moves on for the spectator too, and it is never asked to decide
     play_my_turn(player, buy=True)
     seq = table_seq(player)
-    viewer.wait_for_function(f"{STATE_SEQ} >= {seq}")
+    viewer.wait_for_function(f"() => {STATE_SEQ} >= {seq}")
     assert viewer.locator("#decision [data-cmd]").count() == 0
 
 
@@ -254,5 +254,5 @@ def test_trade_dialog_shows_the_fairness_rule_before_sending(pages: PageWatch) -
     before = table_seq(page)
     page.click("#trade-send")
     expect(dialog).to_be_hidden()
-    page.wait_for_function(f"{STATE_SEQ} > {before}")
+    page.wait_for_function(f"() => {STATE_SEQ} > {before}")
     expect(page.locator("#log")).to_contain_text("Trader (you) offers")
