@@ -99,8 +99,9 @@ def _set_seat(s: Draft, seat: SeatState) -> None:
     s.seats = tuple(seats)
 
 
-#: builds a NamedTuple from a tuple of all its fields, for the seat changes of the hot
-#: handlers (``_replace`` costs five times more)
+#: builds a NamedTuple from a tuple of all its fields: for the seats and decisions the
+#: handlers of every turn build (``_replace`` costs five times more, the constructor half
+#: again as much, counted in instructions)
 _tuple_new = tuple.__new__
 
 
@@ -152,7 +153,7 @@ def _turn_started(s: Draft, e: TurnStarted) -> None:
     seat, round_no, deadline = e
     s.current_seat = seat
     s.round = round_no
-    s.pending = RollPending(seat, deadline)
+    s.pending = _tuple_new(RollPending, (seat, deadline))
     s.turn_deadline = deadline
     s.doubles = 0
     s.roll_again = False
@@ -163,7 +164,7 @@ def _turn_started(s: Draft, e: TurnStarted) -> None:
 
 
 def _roll_offered(s: Draft, e: RollOffered) -> None:
-    s.pending = RollPending(e.seat, e.deadline)
+    s.pending = _tuple_new(RollPending, e)  # the same fields: seat, deadline
     s.turn_deadline = e.deadline
     s.roll_again = False
 
@@ -247,7 +248,9 @@ def _payment_required(s: Draft, e: PaymentRequired) -> None:
         # Events built by the engine already hold the enum; only parsed ones hold a
         # string (building an enum from its value costs ten times more than this check).
         then = Then(then)
-    s.pending = PaymentPending(seat, deadline, amount, creditors, reason, then, steps, queue)
+    s.pending = _tuple_new(
+        PaymentPending, (seat, deadline, amount, creditors, reason, then, steps, queue)
+    )
 
 
 def _jackpot_offered(s: Draft, e: JackpotOffered) -> None:
