@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opolyx_contracts.client_constants import contract_constants
 from opolyx_gateway.settings import GatewayOptions
 from opolyx_testing.recorded_games import record_game
 
@@ -27,7 +28,8 @@ def _verify(tmp_path: Path, file: dict[str, Any]) -> dict[str, Any]:
         f'import {{ readFileSync }} from "node:fs";\n'
         f'import {{ verifyFile }} from "{FAIRNESS.as_uri()}";\n'
         f'const file = JSON.parse(readFileSync("{data}", "utf8"));\n'
-        "console.log(JSON.stringify(await verifyFile(file)));\n"
+        f"const types = {json.dumps(contract_constants()['EVENT_TYPES'])};\n"
+        "console.log(JSON.stringify(await verifyFile(file, types)));\n"
     )
     assert NODE is not None
     done = subprocess.run([NODE, str(script)], capture_output=True, text=True, timeout=60)

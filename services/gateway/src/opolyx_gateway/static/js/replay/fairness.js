@@ -45,9 +45,10 @@ export async function commitmentOf(seed) {
 }
 
 // Walks the events (rules events as JSON, in order) drawing what the seed gives for each
-// chance event. Returns {ok, counts, index, kind, expected, found}: index is the first event
+// chance event. `types` names the event types (EVENT_TYPES of /js/constants.js, generated
+// from the contract: DICE_ROLLED, JACKPOT_PLAYED, CARD_DRAWN), so this module spells none. Returns {ok, counts, index, kind, expected, found}: index is the first event
 // the seed contradicts (null when all agree), or -1 when the first seat does.
-export function checkDice(seed, events, { seats = null, firstSeat = null } = {}) {
+export function checkDice(seed, events, types, { seats = null, firstSeat = null } = {}) {
   const rng = new SplitMix64(seed);
   const counts = { first_seat: 0, dice: 0, speed_die: 0, jackpot_die: 0, card: 0 };
   const differs = (index, kind, expected, found) => ({ ok: false, counts, index, kind, expected, found });
@@ -60,7 +61,7 @@ export function checkDice(seed, events, { seats = null, firstSeat = null } = {})
   const full = ((1 << (DECK_SIZE + 1)) - 1) & ~1;
   for (let index = 0; index < events.length; index++) {
     const e = events[index];
-    if (e.type === "dice_rolled") {
+    if (e.type === types.DICE_ROLLED) {
       const expected = [rng.below(6) + 1, rng.below(6) + 1];
       if (!e.white || e.white[0] !== expected[0] || e.white[1] !== expected[1]) {
         return differs(index, "dice", expected.join("+"), (e.white || []).join("+"));
@@ -71,11 +72,11 @@ export function checkDice(seed, events, { seats = null, firstSeat = null } = {})
         if (face !== e.third) return differs(index, "speed_die", face, e.third);
         counts.speed_die++;
       }
-    } else if (e.type === "jackpot_played") {
+    } else if (e.type === types.JACKPOT_PLAYED) {
       const die = rng.below(6) + 1;
       if (die !== e.die) return differs(index, "jackpot_die", die, e.die);
       counts.jackpot_die++;
-    } else if (e.type === "card_drawn") {
+    } else if (e.type === types.CARD_DRAWN) {
       const reshuffled = (drawn & full) === full;
       if (reshuffled) drawn = 0;
       const remaining = [];
@@ -90,11 +91,11 @@ export function checkDice(seed, events, { seats = null, firstSeat = null } = {})
 }
 
 // The whole browser check of a replay file: commitment, then dice.
-export async function verifyFile(file) {
+export async function verifyFile(file, types) {
   const commitment = await commitmentOf(file.seed_text);
   const committed = commitment === String(file.seed_commitment).toLowerCase();
   const events = file.batches.flatMap((b) => b.events);
-  const dice = checkDice(file.seed_text, events, {
+  const dice = checkDice(file.seed_text, events, types, {
     seats: file.seats.length,
     firstSeat: file.first_seat_drawn ? file.initial.first_seat : null,
   });

@@ -2,6 +2,7 @@
 // start, and every die and card of the game against the seed, computed here in the
 // browser (fairness.js) from the replay file the page also offers for download.
 
+import { EVENT_TYPES } from "../constants.js";
 import { $, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { seatName } from "../names.js";
@@ -51,7 +52,7 @@ async function check(page) {
   $("#rp-v-hash").textContent = hash;
   const committed = hash === String(summary.seed_commitment).toLowerCase();
   const events = file.batches.flatMap((b) => b.events);
-  const dice = checkDice(seed, events, {
+  const dice = checkDice(seed, events, EVENT_TYPES, {
     seats: file.seats.length,
     firstSeat: file.first_seat_drawn ? file.initial.first_seat : null,
   });

@@ -18,10 +18,10 @@ export function autopilotLine(e, who) {
   const name = who(e.seat);
   if (e.on) {
     const key = e.reason === REASONS.CHOSEN ? "autopilot.log.on_chosen" : "autopilot.log.on_away";
-    return { text: t(key, { name }), kind: "autopilot" };
+    return { text: t(key, { name }), kind: "seat-handover" };
   }
   const key = e.reason === REASONS.RELEASED ? "autopilot.log.off_released" : "autopilot.log.off_back";
-  return { text: t(key, { name }), kind: "autopilot" };
+  return { text: t(key, { name }), kind: "seat-handover" };
 }
 
 // A log line of what the autopilot did for a seat: said so, and styled as such.
