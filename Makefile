@@ -86,6 +86,8 @@ bench: sync
 	$(RUN) python -m opolyx_chat.bench
 	$(RUN) python bench/messaging.py
 	$(RUN) python bench/bots.py
+	$(RUN) python bench/gateway_attack.py
+	$(RUN) python bench/replay.py
 
 # Generated from the services' typed handlers and declared subjects (not committed).
 docs: sync
