@@ -57,7 +57,11 @@ def violations(page: Page, axe: str) -> list[str]:
         "async () => (await axe.run(document, { resultTypes: ['violations'] })).violations"
     )
     return [
-        f"{v['id']} ({v['impact']}): {v['help']} - {[n['target'] for n in v['nodes'][:3]]}"
+        f"{v['id']} ({v['impact']}): {v['help']} - "
+        + "; ".join(
+            f"{n['target']} {n['html'][:90]} {n.get('failureSummary', '')[-120:]}"
+            for n in v["nodes"][:4]
+        )
         for v in found
         if v.get("impact") in BLOCKING
     ]
@@ -70,7 +74,7 @@ def test_lobby_and_table_have_no_serious_violation(
 ) -> None:
     page = pages.open(VIEWPORTS[size], path=f"/?lang={lang}")
     assert violations(page, axe_source) == [], "sign-in"
-    sign_in(page, "Ada")
+    sign_in(page, f"Ada{size[0]}{lang}")
     assert violations(page, axe_source) == [], "lobby"
     start_game_with_bots(page, bots=2)
     assert violations(page, axe_source) == [], "table"
