@@ -27,6 +27,7 @@ from opolyx_contracts.subjects import (
     BOTS_DECIDE,
     BOTS_DECISIONS_STREAM,
     TABLE_CREATE,
+    table_bot_command,
     table_command,
 )
 from opolyx_contracts.table import DecisionRequest, SeatSpec
@@ -214,7 +215,7 @@ def test_hostile_bodies_get_coded_answers_and_change_no_game(
             answered.append(json.loads(msg.data))
             await msg.respond(b'{"v": 1, "ok": true, "seq": 1, "version": 1, "events": 1}')
 
-        run(admin.subscribe("opolyx.table.9.fuzz-ok.cmd", cb=fake_table))
+        run(admin.subscribe(table_bot_command("fuzz-ok"), cb=fake_table))
         run(admin.flush())
         run(as_table.publish(BOTS_DECIDE, good_decision_request()))
 
@@ -249,7 +250,7 @@ def good_decision_request() -> bytes:
             "table_id": "fuzz-ok",
             "seat": 0,
             "player_id": "bot-esme",
-            "command_subject": "opolyx.table.9.fuzz-ok.cmd",
+            "command_subject": table_bot_command("fuzz-ok"),
             "command_id": "fuzz-ok:1:0",
             "version": 1,
             "attempt": 1,
