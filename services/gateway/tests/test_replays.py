@@ -230,3 +230,24 @@ async def test_past_games_come_from_progression_with_their_replay_links(
     assert body["games"][0]["replay"] == "/replay.html?table=t-old"
     assert body["followed"] == []
     assert [(a.player_id, a.limit) for a in asked] == [(player, 5)]
+
+
+async def test_turns_the_autopilot_played_are_marked_in_the_replay(
+    gateway: RunningGateway, blitz: RecordedGame
+) -> None:
+    """Issue 16: the autopilot's turns are marked in the replay as in the live log (the
+    stored records' `autopilot` flag becomes the event's `by_autopilot` on the page)."""
+    stored = blitz.stored("t-auto")
+    rules_batches = [i for i, m in enumerate(stored) if m.source == "rules"]
+    marked = rules_batches[len(rules_batches) // 2]
+    message = stored[marked]
+    stored[marked] = message.model_copy(
+        update={"events": [r.model_copy(update={"autopilot": True}) for r in message.events]}
+    )
+    await _store(gateway.nc, "t-auto", stored)
+    summary = (await gateway.http.get("/api/replays/t-auto")).json()
+    steps = await _all_steps(gateway, "t-auto", summary["steps"])
+    events = [e for s in steps for e in s["events"]]
+    flagged = [e for e in events if e.get("by_autopilot")]
+    assert len(flagged) == len(message.events) > 0
+    assert [{k: v for k, v in e.items() if k != "by_autopilot"} for e in events] == blitz.events

@@ -115,6 +115,9 @@ class Replay:
     marks: list[TimelineMark]
     analytics: GameAnalytics
     finished_at: float
+    by_autopilot: frozenset[int] = frozenset()
+    """Indexes into `events` of what the autopilot played for an away player (the stored
+    records' `autopilot` flag): the page marks them as the live log does."""
     summary: bytes = b""
     pages: OrderedDict[int, bytes] = field(default_factory=OrderedDict)
 
@@ -159,7 +162,12 @@ class Replay:
                         opolyx_rules.net_worth(self.states[step], seat)
                         for seat in range(len(self.states[step].seats))
                     ],
-                    events=self.events[self.bounds[step] : after],
+                    events=[
+                        {**self.events[i], "by_autopilot": True}
+                        if i in self.by_autopilot
+                        else self.events[i]
+                        for i in range(self.bounds[step], after)
+                    ],
                 )
             )
         body = ReplayPage(table_id=self.table_id, start=start, steps=steps).model_dump_json()
@@ -198,6 +206,7 @@ def build_replay(table_id: str, stored: Sequence[dict[str, Any]]) -> Replay:
     revealed: SeedRevealed | None = None
     batches: list[ReplayBatch] = []
     events_json: list[dict[str, Any]] = []
+    by_autopilot: set[int] = set()
     finished_at = 0.0
     try:
         for message in stored:
@@ -215,6 +224,11 @@ def build_replay(table_id: str, stored: Sequence[dict[str, Any]]) -> Replay:
                 raise TypeError("a stored command without its command or time")
             # Built without validation (the fields are the stored ones, already JSON).
             batches.append(ReplayBatch.model_construct(command=command, at=at, events=records))
+            by_autopilot.update(
+                len(events_json) + i
+                for i, record in enumerate(message["events"])
+                if record.get("autopilot")
+            )
             events_json.extend(records)
     except (KeyError, TypeError, ValueError) as exc:
         raise GatewayError(
@@ -258,6 +272,7 @@ def build_replay(table_id: str, stored: Sequence[dict[str, Any]]) -> Replay:
         marks=marks,
         analytics=analytics,
         finished_at=finished_at,
+        by_autopilot=frozenset(by_autopilot),
     )
     final = replay.final
     replay.summary = (
