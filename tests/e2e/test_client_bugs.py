@@ -301,14 +301,15 @@ def test_a_player_who_is_out_is_told_and_has_no_controls(pages: PageWatch, size:
         expect(page.locator("#out-banner")).to_have_text(
             "You are out of this game. You can keep watching until it ends."
         )
-    # the log said so (the bots may have played on past the log's length since)
+    # the players' list says so too
     poll(
         page,
-        "(() => { const t = window.opolyx.app.table;"
-        " return t.events.some((e) => e.type === 'seat_went_out' && e.seat === t.seat); })()",
+        "(() => { const t = window.opolyx.app.table; return t.view.state.seats[t.seat].out; })()",
     )
     seat = page.evaluate("window.opolyx.app.table.seat")
     expect(page.locator(f"#players li[data-seat='{seat}']")).to_have_class(re.compile(r"\bout\b"))
+    out = {"type": "seat_went_out", "seat": seat, "how": "resigned", "heir": None}
+    assert narrate(page, [out]) == ["Quinn (you) resigned and is out of the game"]
 
 
 def test_a_team_win_names_the_side(pages: PageWatch) -> None:
@@ -356,9 +357,12 @@ def test_the_low_time_countdown_is_readable_and_pawns_leave_start_readable(
     assert len(bg) == 4 and bg[3] >= 0.9, "the seconds sit on an opaque pill"
     assert contrast(fg, bg) >= 4.5
     # this seat's pawn waits on START until its first roll: it does not cover the label
-    label = page.locator("#board .sq[data-square='0'] .nm").bounding_box()
     pawns = page.locator("#board .sq[data-square='0'] .pawn")
     poll(page, "document.querySelectorAll(\"#board .sq[data-square='0'] .pawn\").length > 0")
+    start = page.locator("#board .sq[data-square='0'] .nm")
+    expect(start).to_be_visible()
+    expect(start).to_have_text("START")
+    label = start.bounding_box()
     assert label is not None
     for i in range(pawns.count()):
         box = pawns.nth(i).bounding_box()
