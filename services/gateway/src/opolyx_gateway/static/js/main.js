@@ -18,9 +18,12 @@ import * as lobby from "./views/lobby.js";
 import * as signin from "./views/signin.js";
 import * as table from "./views/table.js";
 import * as topbar from "./views/topbar.js";
+import * as chat from "./views/chat.js";
+import * as postgame from "./views/postgame.js";
+import * as profile from "./views/profile.js";
 import * as autopilot from "./views/autopilot.js";
 
-const VIEWS = [topbar, signin, lobby, table, games, glance, sound, motion, pwa, autopilot];
+const VIEWS = [topbar, signin, lobby, table, games, glance, sound, motion, pwa, chat, profile, postgame, autopilot];
 const SCREENS = ["signin", "lobby", "table"];
 
 function showScreen(screen) {
