@@ -26,6 +26,8 @@ from opolyx_contracts.envelope import Message, OkReply
 from opolyx_contracts.subjects import progression
 
 __all__ = [
+    "PAST_GAMES",
+    "PAST_GAMES_LIMIT",
     "REPLAY_FORMAT",
     "REPLAY_FORMAT_VERSION",
     "Auction",
@@ -34,8 +36,6 @@ __all__ = [
     "ForkSource",
     "GameAnalytics",
     "Highlights",
-    "PAST_GAMES",
-    "PAST_GAMES_LIMIT",
     "PastGame",
     "PastGames",
     "PastGamesReply",

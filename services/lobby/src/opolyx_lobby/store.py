@@ -64,9 +64,7 @@ class LobbyStore:
     async def open(cls, js: JetStreamContext) -> LobbyStore:
         """The buckets, and the room index following them (``index.start()`` before use)."""
         rooms = await ensure_kv(js, ROOMS_BUCKET)
-        return cls(
-            rooms, await ensure_kv(js, ACTIVE_GAMES_BUCKET), RoomIndex(js, ROOMS_BUCKET)
-        )
+        return cls(rooms, await ensure_kv(js, ACTIVE_GAMES_BUCKET), RoomIndex(js, ROOMS_BUCKET))
 
     # rooms -------------------------------------------------------------------------
 
