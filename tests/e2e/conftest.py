@@ -4,6 +4,7 @@ Playwright. A failing test leaves a screenshot in ``test-artifacts/``."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -32,24 +33,19 @@ DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="session")
-def system_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a whole local opolyx, started the way ``make run`` starts it."""
-    data_dir = tmp_path_factory.mktemp("opolyx-run")
+@contextlib.contextmanager
+def local_system(data_dir: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """A whole local opolyx started the way ``make run`` starts it (``env`` adds settings);
+    yields its URL and stops it with Ctrl-C at the end."""
     proc = subprocess.Popen(
         [
-            sys.executable,
-            str(ROOT / "scripts" / "run_local.py"),
-            "--port",
-            "0",
-            "--data-dir",
-            str(data_dir),
-            "--bots",
-            "1",
+            *(sys.executable, str(ROOT / "scripts" / "run_local.py")),
+            *("--port", "0", "--data-dir", str(data_dir), "--bots", "1"),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env={**os.environ, **(env or {})},
     )
     assert proc.stdout is not None
     seen: list[str] = []
@@ -73,6 +69,13 @@ def system_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
             proc.wait(5)
         proc.stdout.close()
+
+
+@pytest.fixture(scope="session")
+def system_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a whole local opolyx, started the way ``make run`` starts it."""
+    with local_system(tmp_path_factory.mktemp("opolyx-run")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -8,18 +8,14 @@ The system runs as `make run` runs it (real pace), with a grace period of 2 s in
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
-from .conftest import DESKTOP, PHONE, ROOT, PageWatch
+from .conftest import DESKTOP, PHONE, ROOT, PageWatch, local_system
 from .test_play import sign_in, start_game_with_bots, table_seq
 
 GRACE_SECONDS = "2"
@@ -50,38 +46,8 @@ def make_a_move(page: Page, timeout: float = 60) -> None:
 def system_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A whole local opolyx (scripts/run_local.py) whose tables wait 2 s for a dropped player."""
     data_dir = tmp_path_factory.mktemp("opolyx-autopilot")
-    proc = subprocess.Popen(
-        [
-            *(sys.executable, str(ROOT / "scripts" / "run_local.py")),
-            *("--port", "0", "--data-dir", str(data_dir), "--bots", "1"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "OPOLYX_TABLE__AUTOPILOT_GRACE": GRACE_SECONDS},
-    )
-    assert proc.stdout is not None
-    seen: list[str] = []
-    url = None
-    for line in proc.stdout:
-        seen.append(line)
-        match = re.search(r"open (http://\S+)", line)
-        if match:
-            url = match.group(1)
-            break
-    if url is None:
-        proc.wait(10)
-        pytest.fail("the local system did not start:\n" + "".join(seen))
-    try:
+    with local_system(data_dir, {"OPOLYX_TABLE__AUTOPILOT_GRACE": GRACE_SECONDS}) as url:
         yield url
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        proc.stdout.close()
 
 
 class Network:
