@@ -291,16 +291,31 @@ def test_a_player_who_is_out_is_told_and_has_no_controls(pages: PageWatch, size:
     before = int(page.evaluate("window.opolyx.app.table.view.seq"))
     page.click("#resign")
     poll(page, f"window.opolyx.app.table.view.seq > {before}")
-    finished = page.evaluate("window.opolyx.app.table.view.state.finished")
     for control in ("#open-trade", "#open-manage", "#resign"):
         expect(page.locator(control)).to_be_disabled()
-    if finished:  # the two bots finished it at once: the results say who won
-        expect(page.locator("#end-dialog")).to_be_visible()
-    else:
-        expect(page.locator("#out-banner")).to_be_visible()
-        expect(page.locator("#out-banner")).to_have_text(
-            "You are out of this game. You can keep watching until it ends."
+    # The two bots may finish the game any moment now, so the state and what the page shows
+    # are read in one go: either the banner (game still on) or the results (it ended).
+    seen: dict[str, Any] = {}
+    deadline = time.monotonic() + 15
+    while not (seen.get("banner") or seen.get("ended")):
+        assert time.monotonic() < deadline, f"neither the out banner nor the results: {seen}"
+        time.sleep(0.05)
+        seen = page.evaluate(
+            """() => {
+              const banner = document.querySelector("#out-banner");
+              const end = document.querySelector("#end-dialog");
+              return {
+                finished: window.opolyx.app.table.view.state.finished,
+                banner: banner && banner.checkVisibility() ? banner.textContent.trim() : null,
+                ended: Boolean(end && end.open),
+              };
+            }"""
         )
+    if seen["ended"]:  # the bots finished it: the results say who won
+        assert seen["finished"]
+    else:
+        assert not seen["finished"]
+        assert seen["banner"] == "You are out of this game. You can keep watching until it ends."
     # the players' list says so too
     poll(
         page,
