@@ -191,11 +191,12 @@ async def sign_in(data: JSONBody[SignIn], state: State, request: Request[Any, An
     status_code=200,
 )
 async def renew_session(state: State, request: Request[Any, Any, Any]) -> Session:
-    """A token that is still valid buys a new one with a full lifetime; an open socket
-    adopts it with another ``hello`` (the web client does both before the old one expires,
-    or the socket is closed at expiry with ``auth/expired_token``)."""
+    """A token that is still valid buys a new one with a full lifetime (never past the
+    session's maximum, `max_session_seconds` from sign-in: then ``auth/session_ended``); an
+    open socket adopts it with another ``hello`` (the web client does both before the old
+    one expires, or the socket is closed at expiry with ``auth/expired_token``)."""
     identity = _identity(request)
-    token, renewed = _gateway(state).signer.issue(identity.player_id, identity.name)
+    token, renewed = _gateway(state).signer.renew(identity)
     return Session(
         token=token, player_id=renewed.player_id, name=renewed.name, expires_at=renewed.expires_at
     )
@@ -317,7 +318,12 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
         )
         await hub.start()
         assert options.active_key_id is not None
-        signer = TokenSigner(options.signing_keys, options.active_key_id, options.token_ttl_seconds)
+        signer = TokenSigner(
+            options.signing_keys,
+            options.active_key_id,
+            options.token_ttl_seconds,
+            options.max_session_seconds,
+        )
         gw = Gateway(
             options,
             signer,

@@ -1,9 +1,14 @@
 """Guest identities and signed session tokens.
 
 A token is ``<payload>.<signature>``, both base64url: the payload is JSON
-``{"sub", "name", "iat", "exp", "kid"}`` and the signature is HMAC-SHA256 of the payload
-text under the key named by ``kid``. Keys rotate by configuration: sign with the active
-key, accept any configured key, drop a key to revoke what it signed.
+``{"sub", "name", "iat", "exp", "kid", "sia"}`` and the signature is HMAC-SHA256 of the
+payload text under the key named by ``kid``. Keys rotate by configuration: sign with the
+active key, accept any configured key, drop a key to revoke what it signed.
+
+``sia`` is when the player signed in. A renewal carries it over, so a session (a stolen
+token included) cannot be renewed for ever: no token of a session expires later than
+``sia`` + the maximum session lifetime, and renewing past it is refused with
+``auth/session_ended`` (the client signs in again).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ __all__ = [
     "AUTH_EXPIRED_TOKEN",
     "AUTH_INVALID_TOKEN",
     "AUTH_REQUIRED",
+    "AUTH_SESSION_ENDED",
     "AuthError",
     "Identity",
     "TokenSigner",
@@ -39,12 +45,14 @@ AUTH_BAD_NAME = "auth/bad_name"
 AUTH_INVALID_TOKEN = "auth/invalid_token"
 AUTH_EXPIRED_TOKEN = "auth/expired_token"
 AUTH_ALREADY_SIGNED_IN = "auth/already_signed_in"
+AUTH_SESSION_ENDED = "auth/session_ended"
 AUTH_ERRORS = (
     AUTH_REQUIRED,
     AUTH_BAD_NAME,
     AUTH_INVALID_TOKEN,
     AUTH_EXPIRED_TOKEN,
     AUTH_ALREADY_SIGNED_IN,
+    AUTH_SESSION_ENDED,
 )
 """Every code an `AuthError` carries (a client signs in again on any of them)."""
 
@@ -65,6 +73,8 @@ class Identity:
     player_id: str
     name: str
     expires_at: int
+    signed_in_at: int = 0
+    """When the player signed in (carried over by every renewal of the session)."""
 
 
 def validate_display_name(raw: object) -> str:
@@ -111,16 +121,46 @@ def _unb64(text: str) -> bytes:
 
 
 class TokenSigner:
-    def __init__(self, keys: dict[str, str], active_key_id: str, ttl_seconds: int) -> None:
+    def __init__(
+        self,
+        keys: dict[str, str],
+        active_key_id: str,
+        ttl_seconds: int,
+        max_session_seconds: int | None = None,
+    ) -> None:
         if active_key_id not in keys:
             raise ValueError(f"active key {active_key_id!r} is not configured")
         self._keys = {kid: key.encode() for kid, key in keys.items()}
         self._active = active_key_id
         self._ttl = ttl_seconds
+        self._max_session = max_session_seconds if max_session_seconds else None
 
     def issue(self, player_id: str, name: str, *, now: float | None = None) -> tuple[str, Identity]:
+        """A token for a new session (a sign-in)."""
         issued = int(time.time() if now is None else now)
-        identity = Identity(player_id=player_id, name=name, expires_at=issued + self._ttl)
+        return self._issue(player_id, name, issued, issued)
+
+    def renew(self, identity: Identity, *, now: float | None = None) -> tuple[str, Identity]:
+        """A fresh token for the session `identity` belongs to (verified by the caller),
+        or ``AuthError(AUTH_SESSION_ENDED)`` once the session has lived its maximum."""
+        issued = int(time.time() if now is None else now)
+        if self._max_session is not None:
+            ends = identity.signed_in_at + self._max_session
+            # Past the end, or the token already lives to it: a renewal would add nothing
+            # (and a client renewing ever closer to the end would ask again and again).
+            if ends <= max(issued, identity.expires_at):
+                raise AuthError(AUTH_SESSION_ENDED, "the session has ended; sign in again")
+        return self._issue(identity.player_id, identity.name, issued, identity.signed_in_at)
+
+    def _issue(
+        self, player_id: str, name: str, issued: int, signed_in: int
+    ) -> tuple[str, Identity]:
+        expires = issued + self._ttl
+        if self._max_session is not None:
+            expires = min(expires, signed_in + self._max_session)
+        identity = Identity(
+            player_id=player_id, name=name, expires_at=expires, signed_in_at=signed_in
+        )
         payload = json.dumps(
             {
                 "sub": player_id,
@@ -128,6 +168,7 @@ class TokenSigner:
                 "iat": issued,
                 "exp": identity.expires_at,
                 "kid": self._active,
+                "sia": signed_in,
             },
             separators=(",", ":"),
             ensure_ascii=False,
@@ -164,4 +205,13 @@ class TokenSigner:
             raise AuthError(AUTH_INVALID_TOKEN, "the session token is malformed; sign in again")
         if exp <= (time.time() if now is None else now):
             raise AuthError(AUTH_EXPIRED_TOKEN, "the session token has expired; sign in again")
-        return Identity(player_id=sub, name=name, expires_at=exp)
+        # Tokens issued before `sia` existed: their session counts from their own issue.
+        signed_in = payload.get("sia", payload.get("iat"))
+        if not isinstance(signed_in, int) or isinstance(signed_in, bool):
+            raise AuthError(AUTH_INVALID_TOKEN, "the session token is malformed; sign in again")
+        if self._max_session is not None and signed_in + self._max_session <= (
+            time.time() if now is None else now
+        ):
+            # A token issued before the maximum was lowered expires with its session.
+            raise AuthError(AUTH_SESSION_ENDED, "the session has ended; sign in again")
+        return Identity(player_id=sub, name=name, expires_at=exp, signed_in_at=signed_in)

@@ -27,6 +27,10 @@ class GatewayOptions(BaseModel):
     """The key id new tokens are signed with; defaults to the first listed key."""
     token_ttl_seconds: int = Field(default=7 * 24 * 3600, gt=0)
     """How long a session token stays valid."""
+    max_session_seconds: int = Field(default=30 * 24 * 3600, ge=0)
+    """Longest a session lives from its sign-in, renewals included: no token expires later,
+    and a renewal past it is refused with ``auth/session_ended`` (the player signs in
+    again). 0: no limit."""
 
     sign_ins_per_minute: int = Field(default=30, gt=0)
     """Guest sign-ins one client address may make per minute (burst of as many)."""
