@@ -106,6 +106,10 @@ def test_who_listens_where() -> None:
     assert who_may_subscribe(subjects.table_seat(TABLE_ID)) == {"table"}
     assert who_may_subscribe(subjects.TABLE_CREATE) == {"table"}
     assert who_may_subscribe(subjects.BOTS_DECIDE) == set()  # the bots' work queue takes it
+    # the live end of a game, for a bot's end-of-game sticker (not the GAMES stream itself)
+    assert who_may_subscribe(subjects.GAME_FINISHED) == {"bots"}
+    assert not ROLES["bots"].may_subscribe(subjects.GAME_SEAT_OUT)
+    assert not ROLES["bots"].may_publish(f"$JS.API.CONSUMER.CREATE.{subjects.GAMES_STREAM}")
     assert who_may_subscribe(subjects.LOBBY_CMD) == {"lobby"}
     assert who_may_subscribe(subjects.LOBBY_EVENTS) == {"gateway"}
     # A table instance subscribes to `opolyx.table.<partition>.>`, which covers what it

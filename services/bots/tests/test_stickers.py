@@ -1,6 +1,8 @@
-"""Bot stickers: the moments read from consecutive decision requests of a table (unit), and a
-sticker posted as the bots role reaching the real chat service's history on a real
-nats-server (integration)."""
+"""Bot stickers: the moments read from consecutive decision requests of a table and the
+farewell at a game's end (unit); a sticker posted as the bots role reaching the real chat
+service's history, and the real worker hearing `game.finished` (published to GAMES as the
+table does) and saying goodbye in the finished table's chat unless the room turned bot
+stickers off, on a real nats-server (integration)."""
 
 from __future__ import annotations
 
@@ -8,13 +10,33 @@ import asyncio
 import random
 from typing import Any
 
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js.api import StreamConfig
 from opolyx_bots.stickers import StickerMoments, StickerPoster
+from opolyx_bots.worker import BotsSettings, BotWorker
 from opolyx_chat.app import ChatApp
 from opolyx_chat.settings import ChatSection, ChatSettings
-from opolyx_contracts.chat import ChatHistory, ChatHistoryRequest, sticker_for
-from opolyx_contracts.envelope import decode, encode
-from opolyx_contracts.subjects import ROOMS_BUCKET, chat_history
-from opolyx_contracts.table import DecisionRequest
+from opolyx_contracts.chat import (
+    CHAT_BOT_STICKERS_OFF,
+    ChatHistory,
+    ChatHistoryRequest,
+    ChatMessage,
+    ChatSettingsReply,
+    ChatSettingsRequest,
+    sticker_for,
+)
+from opolyx_contracts.envelope import ErrorReply, decode, encode, parse_json_object
+from opolyx_contracts.subjects import (
+    CHAT_SETTINGS,
+    GAME_FINISHED,
+    GAMES_STREAM,
+    GAMES_STREAM_SUBJECTS,
+    ROOMS_BUCKET,
+    chat_history,
+    chat_messages,
+)
+from opolyx_contracts.table import DecisionRequest, GameFinished, SeatResult
 from opolyx_lobby.rooms import Member, Room
 from opolyx_rules import new_game, public_view
 from opolyx_service.connection import ensure_kv
@@ -83,6 +105,164 @@ def test_moments_are_only_sometimes_stickers() -> None:
         moments.moment(request(table=f"t{n}", out_count=0))
         hits += moments.moment(request(table=f"t{n}", out_count=1)) == "bankruptcy"
     assert 40 < hits < 120
+
+
+def finished(
+    table: str = "t-1", seats: tuple[tuple[str, bool], ...] = (), placement: list[int] | None = None
+) -> GameFinished:
+    results = [
+        SeatResult(
+            seat=n,
+            player_id=player,
+            bot=bot,
+            place=n + 1,
+            survived=n == 0,
+            complete_groups=0,
+            cash=0,
+            net_worth=0,
+            properties=0,
+            buildings=0,
+        )
+        for n, (player, bot) in enumerate(seats)
+    ]
+    return GameFinished(
+        table_id=table,
+        room_id="r-1",
+        mode="classic",
+        rules_version="1.0",
+        rounds=30,
+        winner=(placement or [0])[0],
+        placement=placement if placement is not None else list(range(len(seats))),
+        seats=results,
+        seed=1,
+        seed_commitment="0" * 64,
+        last_seq=10,
+        finished_at=1.0,
+    )
+
+
+def test_at_the_end_of_a_game_the_best_placed_roster_bot_may_say_goodbye_once() -> None:
+    moments = always()
+    seats = (("alice", False), ("bot-kemi", True), ("bot-ada", True), ("bot-x", True))
+    # alice won, then Ada, then Kemi; "bot-x" is a bot of no persona (not on the roster)
+    game = finished(seats=seats, placement=[0, 2, 1, 3])
+    assert moments.farewell(game) == "bot-ada"
+    assert moments.farewell(game) is None  # the same announcement heard again
+    assert moments.farewell(finished("t-2", seats=(("alice", False), ("bob", False)))) is None
+    assert moments.farewell(finished("t-3", seats=(("bot-x", True),))) is None
+
+
+def test_the_end_of_a_game_gets_a_sticker_only_sometimes_and_one_at_most() -> None:
+    moments = StickerMoments(random.Random(5), chance=0.4)
+    seats = (("bot-kemi", True), ("bot-ada", True), ("bot-luca", True))
+    said = [moments.farewell(finished(f"t{n}", seats=seats)) for n in range(300)]
+    # each bot in turn with the chance: someone speaks in 1 - 0.6^3 = 78% of the games
+    assert 180 < sum(s is not None for s in said) < 280
+    assert {s for s in said if s is not None} == {"bot-kemi", "bot-ada", "bot-luca"}
+
+
+async def _games_stream(admin: Client) -> None:
+    """GAMES as the table service declares it."""
+    await admin.jetstream().add_stream(
+        StreamConfig(name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS])
+    )
+
+
+async def test_the_worker_hears_a_game_end_and_a_bot_says_goodbye_unless_the_room_said_no(
+    nats_server: NatsServer,
+) -> None:
+    admin = await nats_server.connect()
+    await _games_stream(admin)
+    kv = await ensure_kv(admin.jetstream(), ROOMS_BUCKET)
+    members = (
+        Member(player_id="alice", name="Alice"),
+        Member(player_id=BOT, name="Kemi", bot=True, style="shark"),
+    )
+
+    def room(room_id: str, table_id: str) -> Room:
+        return Room(
+            room_id=room_id,
+            mode="classic",
+            seat_count=3,
+            public=True,
+            invite_code=None,
+            creator="alice",
+            members=members,
+            status="started",
+            created_at=1.0,
+            waiting_since=1.0,
+            table_id=table_id,
+        )
+
+    chat = ChatApp(
+        ChatSettings(
+            nats=nats_server.settings_for("chat"),
+            http=HttpSettings(port=-1),
+            chat=ChatSection(operator={"port": -1}),
+        )
+    )
+    chat_nc = await nats_server.connect("chat")
+    await chat.start(chat_nc)
+    gateway = await nats_server.connect("gateway")
+    worker = BotWorker(BotsSettings(nats={"url": nats_server.url_for("bots")}, http={"port": -1}))
+    worker.stickers.moments.chance = 1.0
+    replies: list[dict[str, Any]] = []
+    request = worker.stickers.request
+
+    async def spy(body: bytes, subject: str, timeout: float) -> object:
+        reply = await request(body, subject, timeout)
+        replies.append(parse_json_object(reply.body))  # type: ignore[attr-defined]
+        return reply
+
+    worker.stickers.request = spy
+    delivered: list[ChatMessage] = []
+
+    async def on_message(msg: Msg) -> None:
+        delivered.append(ChatMessage.model_validate_json(msg.data))
+
+    await worker.start()
+    try:
+        # the players still at the table keep hearing its channel (the gateway's subscription)
+        for table in ("t-1", "t-2"):
+            await gateway.subscribe(chat_messages(f"t_{table}"), cb=on_message)
+        await gateway.flush()
+        for room_id, table in (("r-1", "t-1"), ("r-2", "t-2")):
+            await kv.put(room_id, room(room_id, table).model_dump_json().encode())
+        off = ChatSettingsRequest(player_id="alice", room_id="r-2", bot_stickers=False)
+        for _ in range(200):  # r-2's record may reach chat a moment after the put
+            answer = parse_json_object((await gateway.request(CHAT_SETTINGS, encode(off))).data)
+            if answer.get("ok"):
+                break
+            await asyncio.sleep(0.02)
+        assert not decode(ChatSettingsReply, answer).settings.bot_stickers
+        # the game ends: the lobby closes the room as it reads GAMES, maybe before chat
+        # hears from the bot, so here the room is gone first
+        for room_id in ("r-1", "r-2"):
+            await kv.delete(room_id)
+        assert chat.directory is not None
+        for _ in range(500):
+            if chat.directory.known("r-1") is None and chat.directory.known("r-2") is None:
+                break
+            await asyncio.sleep(0.01)
+        js = admin.jetstream()
+        for table in ("t-2", "t-1"):
+            game = finished(table, seats=(("alice", False), (BOT, True)), placement=[1, 0])
+            await js.publish(GAME_FINISHED, encode(game), stream=GAMES_STREAM)
+        for _ in range(500):
+            if len(replies) == 2 and delivered:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await worker.stop()
+        await chat.stop()
+        for nc in (gateway, chat_nc, admin):
+            await nc.drain()
+    assert [(m.channel, m.sender_id, m.bot, m.sticker) for m in delivered] == [
+        ("t_t-1", BOT, True, sticker_for("shark", "game_end"))
+    ]
+    refusals = [decode(ErrorReply, r).error.code for r in replies if not r.get("ok")]
+    assert refusals == [CHAT_BOT_STICKERS_OFF]
+    assert nats_server.permission_violations() == []
 
 
 async def test_a_sticker_posted_as_the_bots_role_lands_in_the_tables_chat(

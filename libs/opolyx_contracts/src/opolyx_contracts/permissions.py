@@ -34,6 +34,7 @@ from opolyx_contracts.subjects import (
     CHAT_SETTINGS,
     CHAT_STREAM,
     CHAT_STREAM_SUBJECTS,
+    GAME_FINISHED,
     GAMES_STREAM,
     GAMES_STREAM_SUBJECTS,
     GATEWAY_PLAYERS_BUCKET,
@@ -306,6 +307,12 @@ BOTS = Role(
             publish=(TABLE_BOT_COMMANDS_ANY,),
         ),
         Grant("post a bot's sticker in its table's chat", publish=(CHAT_BOT_STICKER,)),
+        # The end of a game sends no decision request: a bot's end-of-game sticker needs the
+        # live `game.finished` (a core subscription in queue group `bots`, no GAMES consumer:
+        # a sticker replayed after an outage would land in a finished table's chat).
+        Grant(
+            "hear that a game finished (a bot's end-of-game sticker)", subscribe=(GAME_FINISHED,)
+        ),
     ),
 )
 

@@ -1,14 +1,17 @@
-"""A bot's odd sticker in its table's chat: after a good auction or someone's bankruptcy.
+"""A bot's odd sticker in its table's chat: after a good auction, someone's bankruptcy, or
+at the end of the game.
 
-The worker sees a game only through the decision requests of its bots, so moments are read
-from consecutive requests of one table: a player more out than last time is a bankruptcy;
-the square of the auction that was open last time now owned by this bot is a good auction.
-Now and then (`CHANCE`) the bot then asks chat (`BotSticker` on `CHAT_BOT_STICKER`) to post
-its persona's sticker for it; chat picks the sticker (`opolyx_contracts.chat.sticker_for`),
-checks the bot sits at the table and that the room did not turn bot stickers off.
+The worker sees a running game only through the decision requests of its bots, so those
+moments are read from consecutive requests of one table: a player more out than last time
+is a bankruptcy; the square of the auction that was open last time now owned by this bot is
+a good auction. The end of a game sends no decision request: the worker hears it from the
+live `game.finished` (`GameFinished`, one worker of the queue group per game), and one of
+the game's roster bots, the best placed first, may say goodbye. Now and then (`CHANCE`) the
+bot then asks chat (`BotSticker` on `CHAT_BOT_STICKER`) to post its persona's sticker for
+it; chat picks the sticker (`opolyx_contracts.chat.sticker_for`), checks the bot sat at the
+table and that the room did not turn bot stickers off.
 
 Posting is fire-and-forget: a refusal or a missing chat service costs the game nothing.
-The end of a game sends no decision request, so no `game_end` sticker comes from here.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ from dataclasses import dataclass
 
 from opolyx_contracts.chat import BotOccasion, BotSticker
 from opolyx_contracts.envelope import encode
+from opolyx_contracts.lobby import bot_persona
 from opolyx_contracts.subjects import CHAT_BOT_STICKER
-from opolyx_contracts.table import DecisionRequest
+from opolyx_contracts.table import DecisionRequest, GameFinished
 from opolyx_service.logs import get_logger
 
-__all__ = ["CHANCE", "TABLES_REMEMBERED", "StickerMoments", "StickerPoster"]
+__all__ = ["CHANCE", "GAME_END_QUEUE", "TABLES_REMEMBERED", "StickerMoments", "StickerPoster"]
 
 log = get_logger("opolyx.bots.stickers")
 
@@ -34,6 +38,8 @@ CHANCE = 0.4
 TABLES_REMEMBERED = 2000
 """Tables whose last request is kept (the oldest is forgotten first)."""
 TIMEOUT = 1.0
+GAME_END_QUEUE = "bots"
+"""The queue group the workers hear `game.finished` in: one of them per finished game."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,8 @@ class StickerMoments:
         self.rng = rng
         self.chance = chance
         self.tables: OrderedDict[str, _Seen] = OrderedDict()
+        self.finished: OrderedDict[str, None] = OrderedDict()
+        """Tables whose end this worker heard (the oldest is forgotten first)."""
 
     def moment(self, request: DecisionRequest) -> BotOccasion | None:
         state = request.state
@@ -74,6 +82,27 @@ class StickerMoments:
             return None
         return occasion
 
+    def farewell(self, game: GameFinished) -> str | None:
+        """The roster bot of a finished game that posts its end-of-game sticker, if any: at
+        most one per game (a table of bots all saying "gg" is a flood), the best placed bot
+        first, each with the same chance. A game heard twice (a republished announcement)
+        gets no second sticker from this worker."""
+        self.tables.pop(game.table_id, None)  # the game is over: no later request compares
+        if game.table_id in self.finished:
+            return None
+        self.finished[game.table_id] = None
+        if len(self.finished) > TABLES_REMEMBERED:
+            self.finished.popitem(last=False)
+        by_seat = {s.seat: s for s in game.seats}
+        order = [*game.placement, *(s.seat for s in game.seats if s.seat not in game.placement)]
+        for seat in order:
+            result = by_seat.get(seat)
+            if result is None or not result.bot or bot_persona(result.player_id) is None:
+                continue
+            if self.rng.random() < self.chance:
+                return result.player_id
+        return None
+
 
 Request = Callable[[bytes, str, float], Awaitable[object]]
 
@@ -90,7 +119,16 @@ class StickerPoster:
         occasion = self.moments.moment(request)
         if occasion is None:
             return
-        body = BotSticker(table_id=request.table_id, bot_id=request.player_id, occasion=occasion)
+        self._send(
+            BotSticker(table_id=request.table_id, bot_id=request.player_id, occasion=occasion)
+        )
+
+    def game_finished(self, game: GameFinished) -> None:
+        bot_id = self.moments.farewell(game)
+        if bot_id is not None:
+            self._send(BotSticker(table_id=game.table_id, bot_id=bot_id, occasion="game_end"))
+
+    def _send(self, body: BotSticker) -> None:
         task = asyncio.create_task(self._post(body))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

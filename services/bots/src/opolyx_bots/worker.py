@@ -33,9 +33,10 @@ from opolyx_contracts.subjects import (
     BOTS_CONSUMER,
     BOTS_DECIDE,
     BOTS_DECISIONS_STREAM,
+    GAME_FINISHED,
     TABLE_BOT_COMMANDS_ANY,
 )
-from opolyx_contracts.table import DecisionRequest, TableCommand
+from opolyx_contracts.table import DecisionRequest, GameFinished, TableCommand
 from opolyx_rules import RulesError, command_from_json, command_to_json, state_from_json
 from opolyx_rules.commands import Command
 from opolyx_rules.state import State
@@ -48,7 +49,7 @@ from opolyx_service.settings import ServiceSettings
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from pydantic import BaseModel, Field
 
-from opolyx_bots.stickers import StickerPoster
+from opolyx_bots.stickers import GAME_END_QUEUE, StickerPoster
 from opolyx_bots.strategy import choose
 from opolyx_bots.styles import get_style
 
@@ -172,6 +173,20 @@ class BotWorker:
             outcome = await self.handle(request)
             if outcome == "unanswered":
                 await message.nack(delay=section.retry_delay_seconds)
+
+        @broker.subscriber(
+            GAME_FINISHED,
+            queue=GAME_END_QUEUE,
+            # The table publishes it to GAMES: the reply subject is the table's stream ack,
+            # which only JetStream answers.
+            no_reply=True,
+            title=f"{GAME_FINISHED}:bots",
+            description="A game ended (heard live, one worker of the queue group per game; "
+            "no GAMES consumer: a sticker replayed after an outage is not wanted): now and "
+            "then one of its roster bots posts its end-of-game sticker (`stickers.py`).",
+        )
+        async def on_game_finished(game: GameFinished) -> None:
+            self.stickers.game_finished(game)
 
     async def handle(self, request: DecisionRequest) -> str:
         """Decide and send; returns the outcome (for metrics and tests). Never raises."""

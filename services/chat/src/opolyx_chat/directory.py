@@ -5,9 +5,15 @@ the watch retries every second (`opolyx_service.kv_index`). A lookup that misses
 (a room created a moment ago, seen by the lobby instance that wrote it but not yet by this
 watch) reads the bucket itself once, so a player who just joined a room can chat there at
 once. Rooms are also indexed by their table, for the table channels.
+
+The lobby deletes a room when its game finishes, at the moment a bot may say goodbye in the
+table's chat: the last record of the most recent finished tables (`ENDED_REMEMBERED`) is
+kept, so an end-of-game sticker can still be checked against who sat there.
 """
 
 from __future__ import annotations
+
+from collections import OrderedDict
 
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, NotFoundError
@@ -15,13 +21,17 @@ from opolyx_contracts.chat import RoomRecordView
 from opolyx_contracts.subjects import ROOMS_BUCKET, is_valid_token
 from opolyx_service.kv_index import KeyValueIndex
 
-__all__ = ["RoomDirectory"]
+__all__ = ["ENDED_REMEMBERED", "RoomDirectory"]
+
+ENDED_REMEMBERED = 2000
+"""Rooms whose game ended (record deleted) still known by table; the oldest go first."""
 
 
 class RoomDirectory:
     def __init__(self, js: JetStreamContext, bucket: str = ROOMS_BUCKET) -> None:
         self._index = KeyValueIndex(js, bucket, RoomRecordView, on_change=self._changed)
         self._by_table: dict[str, str] = {}
+        self._ended: OrderedDict[str, RoomRecordView] = OrderedDict()
 
     async def start(self) -> None:
         """Follow the bucket in the background (chat may start before the lobby made it)."""
@@ -55,6 +65,10 @@ class RoomDirectory:
         room_id = self._by_table.get(table_id)
         return None if room_id is None else self._index.get(room_id)
 
+    def ended_room_of_table(self, table_id: str) -> RoomRecordView | None:
+        """The last record of the room whose game on this table ended (room deleted)."""
+        return self._ended.get(table_id)
+
     def _changed(
         self, room_id: str, old: RoomRecordView | None, new: RoomRecordView | None
     ) -> None:
@@ -62,3 +76,7 @@ class RoomDirectory:
             self._by_table.pop(old.table_id, None)
         if new is not None and new.table_id is not None:
             self._by_table[new.table_id] = room_id
+        if new is None and old is not None and old.table_id is not None and old.status == "started":
+            self._ended[old.table_id] = old
+            if len(self._ended) > ENDED_REMEMBERED:
+                self._ended.popitem(last=False)

@@ -244,6 +244,9 @@ class Chat:
     async def _bot_sticker(self, body: bytes) -> contract.ChatPosted:
         request = decode(contract.BotSticker, body)
         room = self.directory.room_of_table(request.table_id)
+        if room is None and request.occasion == "game_end":
+            # the lobby closes the room as the game ends: who sat there is still known
+            room = self.directory.ended_room_of_table(request.table_id)
         bot = None if room is None else room.member(request.bot_id)
         if room is None or bot is None or not bot.bot or room.status != "started":
             raise ContractError(CHAT_NOT_MEMBER, "that bot does not sit at that table")
