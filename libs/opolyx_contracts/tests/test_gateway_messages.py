@@ -17,6 +17,8 @@ from opolyx_contracts.gateway import (
     ChatPostResult,
     ChatReportRequest,
     ChatReportResult,
+    ChatRoomSettingsRequest,
+    ChatRoomSettingsResult,
     ChatUnwatch,
     ChatWatch,
     ChatWatchResult,
@@ -114,6 +116,7 @@ CLIENT_MESSAGES: list[BaseModel] = [
     ChatMuteRequest(id=10, type="chat.mute", target="g-b", muted=False),
     ChatMutesRequest(id=12, type="chat.mutes"),
     ChatReportRequest(id=11, type="chat.report", channel="lobby", message_id="m1", reason="rude"),
+    ChatRoomSettingsRequest(id=13, type="chat.settings", room="r1", spectator_chat=True),
 ]
 
 SERVER_MESSAGES: list[BaseModel] = [
@@ -130,6 +133,7 @@ SERVER_MESSAGES: list[BaseModel] = [
     OkReply(id=8, data=ChatPostResult(message=CHAT)),
     OkReply(id=9, data=ChatMutesResult(muted=["g-b"])),
     OkReply(id=10, data=ChatReportResult(report_id="r1")),
+    OkReply(id=11, data=ChatRoomSettingsResult(room="r1", spectator_chat=True, bot_stickers=False)),
     ErrorReply(id=None, error=ErrorBody(code="request/malformed_json", message="no")),
     TableStatePush(
         table="t1",

@@ -16,6 +16,7 @@ from opolyx_chat.settings import ChatSection, ChatSettings
 from opolyx_contracts.chat import (
     CHAT_BAD_REQUEST,
     CHAT_BLOCKED_WORD,
+    CHAT_NOT_CREATOR,
     CHAT_NOT_MEMBER,
     CHAT_RATE_LIMITED,
 )
@@ -250,6 +251,22 @@ async def test_stickers_and_reports_pass_through(gateway: RunningGateway, chat: 
     assert error_code(
         await bob.ws.request("chat.report", channel=TABLE, message_id="nope", reason="")
     ).startswith("chat/")
+
+
+async def test_the_rooms_creator_sets_spectator_chat_and_bot_stickers_members_read_them(
+    gateway: RunningGateway, chat: ChatApp
+) -> None:
+    alice, bob = await seat_players(gateway, chat, "Alice", "Bob")  # Alice made the room
+    changed = await alice.ws.request(
+        "chat.settings", room=ROOM_ID, spectator_chat=True, bot_stickers=False
+    )
+    assert changed["ok"], changed
+    assert changed["data"] == {"room": ROOM_ID, "spectator_chat": True, "bot_stickers": False}
+    read = await bob.ws.request("chat.settings", room=ROOM_ID)
+    assert read["data"] == changed["data"]
+    refused = await bob.ws.request("chat.settings", room=ROOM_ID, bot_stickers=True)
+    assert error_code(refused) == CHAT_NOT_CREATOR
+    assert (await alice.ws.request("chat.settings", room=ROOM_ID))["data"] == changed["data"]
 
 
 async def test_unwatching_stops_the_pushes(gateway: RunningGateway, chat: ChatApp) -> None:

@@ -34,7 +34,16 @@ from .conftest import RunningGateway, WsClient, gateway_settings, serve_gateway
 T = TypeVar("T")
 CODE = re.compile(r"^[a-z_]+/[a-z_.]+$")
 TYPES = ["hello", "ping", "lobby", "table.watch", "table.unwatch", "table.cmd", "table.cmd"]
-TYPES += ["chat.watch", "chat.unwatch", "chat.post", "chat.mute", "chat.report", "fly", ""]
+TYPES += [
+    "chat.watch",
+    "chat.unwatch",
+    "chat.post",
+    "chat.mute",
+    "chat.report",
+    "chat.settings",
+    "fly",
+    "",
+]
 # every rules command but the two that end the game for good (valid, so they would apply)
 COMMANDS = ["roll", "buy", "decline", "bid", "pass", "build", "sell", "mortgage", "unmortgage"]
 COMMANDS += ["pay_bail", "pay", "jackpot", "jackpot_decline", "bus", "teleport", "offer"]

@@ -79,6 +79,8 @@ __all__ = [
     "ChatPostResult",
     "ChatReportRequest",
     "ChatReportResult",
+    "ChatRoomSettingsRequest",
+    "ChatRoomSettingsResult",
     "ChatUnwatch",
     "ChatWatch",
     "ChatWatchResult",
@@ -295,6 +297,18 @@ class ChatReportRequest(_Client):
     reason: str = Field(default="", max_length=300)
 
 
+class ChatRoomSettingsRequest(_Client):
+    """A room's chat settings (`opolyx_contracts.chat.ChatRoomSettings`): a member reads them
+    (both left out); the room's creator changes either (else ``chat/not_creator``)."""
+
+    type: Literal["chat.settings"]
+    room: str = Field(pattern=_ID)
+    spectator_chat: bool | None = None
+    """Spectators of the room's table may write in their own channel."""
+    bot_stickers: bool | None = None
+    """Bots at the room's table post a sticker now and then."""
+
+
 ClientMessage = Annotated[
     Hello
     | Ping
@@ -309,7 +323,8 @@ ClientMessage = Annotated[
     | ChatPost
     | ChatMuteRequest
     | ChatMutesRequest
-    | ChatReportRequest,
+    | ChatReportRequest
+    | ChatRoomSettingsRequest,
     Field(discriminator="type"),
 ]
 
@@ -403,6 +418,12 @@ class ChatReportResult(_Result):
     report_id: str
 
 
+class ChatRoomSettingsResult(_Result):
+    room: str
+    spectator_chat: bool
+    bot_stickers: bool
+
+
 class LobbyResult(_Result):
     """The lobby's reply without its envelope (``opolyx_contracts.lobby.LobbyReply``)."""
 
@@ -442,6 +463,7 @@ ReplyResult = Annotated[
     | ChatPostResult
     | ChatMutesResult
     | ChatReportResult
+    | ChatRoomSettingsResult
     | Empty
     | LobbyResult,
     Field(union_mode="left_to_right"),

@@ -34,6 +34,7 @@ from opolyx_contracts.gateway import (
     ChatMutesResult,
     ChatPostResult,
     ChatReportResult,
+    ChatRoomSettingsResult,
     ChatWatchResult,
 )
 from pydantic import ValidationError
@@ -189,3 +190,17 @@ class ChatChannels:
     ) -> ChatReportResult:
         reported = await self.upstream.chat_report(player_id, token, message_id, reason)
         return ChatReportResult(report_id=reported.report_id)
+
+    async def room_settings(
+        self,
+        player_id: str,
+        room_id: str,
+        spectator_chat: bool | None,
+        bot_stickers: bool | None,
+    ) -> ChatRoomSettingsResult:
+        reply = await self.upstream.chat_settings(player_id, room_id, spectator_chat, bot_stickers)
+        return ChatRoomSettingsResult(
+            room=reply.room_id,
+            spectator_chat=reply.settings.spectator_chat,
+            bot_stickers=reply.settings.bot_stickers,
+        )

@@ -37,6 +37,8 @@ from opolyx_contracts.chat import (
     ChatPosted,
     ChatReport,
     ChatReported,
+    ChatSettingsReply,
+    ChatSettingsRequest,
 )
 from opolyx_contracts.envelope import ErrorReply as UpstreamError
 from opolyx_contracts.envelope import encode
@@ -56,7 +58,7 @@ from opolyx_contracts.progression import (
     PublicProfile,
     PublicProfileRequest,
 )
-from opolyx_contracts.subjects import CHAT_MUTE, CHAT_MUTES, CHAT_REPORT
+from opolyx_contracts.subjects import CHAT_MUTE, CHAT_MUTES, CHAT_REPORT, CHAT_SETTINGS
 from opolyx_contracts.table import (
     CommandAccepted,
     TableCommand,
@@ -379,6 +381,22 @@ class Upstream:
             player_id=player_id, channel=channel, message_id=message_id, reason=reason
         )
         return await self.ask(CHAT_REPORT, request, ChatReported, CHAT)
+
+    async def chat_settings(
+        self,
+        player_id: str,
+        room_id: str,
+        spectator_chat: bool | None,
+        bot_stickers: bool | None,
+    ) -> ChatSettingsReply:
+        """A room's chat settings, changed first when the player (its creator) says so."""
+        request = ChatSettingsRequest(
+            player_id=player_id,
+            room_id=room_id,
+            spectator_chat=spectator_chat,
+            bot_stickers=bot_stickers,
+        )
+        return await self.ask(CHAT_SETTINGS, request, ChatSettingsReply, CHAT)
 
     async def progression(self, subject: str, request: BaseModel, reply: type[R]) -> R:
         """A progression query (`opolyx_contracts.progression`) for the token's player."""

@@ -28,6 +28,7 @@ from opolyx_contracts.gateway import (
     ChatMutesRequest,
     ChatPost,
     ChatReportRequest,
+    ChatRoomSettingsRequest,
     ChatUnwatch,
     ChatWatch,
     ClientMessage,
@@ -399,6 +400,10 @@ class ClientSession:
             case ChatReportRequest():
                 return await hub.chat.report(
                     identity.player_id, message.channel, message.message_id, message.reason
+                )
+            case ChatRoomSettingsRequest():
+                return await hub.chat.room_settings(
+                    identity.player_id, message.room, message.spectator_chat, message.bot_stickers
                 )
         raise GatewayError(BAD_REQUEST, "unsupported message")  # pragma: no cover
 
