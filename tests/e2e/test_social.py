@@ -208,7 +208,8 @@ def test_profile_after_a_finished_game_then_follow_a_player(
     else:
         pytest.fail("the finished game never showed in the profile")
     # the dialog's five reads run at once: the one that saw the XP may have been the only
-    # one after the credit's commit, so read them all again
+    # one after the credit's commit, so read them all again (the board too: the service
+    # drops its shared top once a credit is committed, so this read has both players)
     page.keyboard.press("Escape")
     page.click("#open-profile")
     expect(dialog.locator(".profile-level")).to_be_visible()
@@ -216,7 +217,8 @@ def test_profile_after_a_finished_game_then_follow_a_player(
     expect(dialog.locator("#profile-cards li.card-item")).not_to_have_count(0)  # the win's card
     missions = dialog.locator("#profile-missions li[data-mission]")
     expect(missions).to_have_count(6)  # three daily, three weekly
-    # the leaderboard has this player; the rival is on it too, with a follow button
+    # the leaderboard has this player; the rival is on it too, with a follow button (the
+    # session's other tests have players on this week's board too: rows are found by id)
     expect(dialog.locator("#profile-board li.me")).to_contain_text("Mira")
     follow = dialog.locator(f'#profile-board li[data-player="{rival}"] button.follow')
     expect(follow).to_have_text("Follow")

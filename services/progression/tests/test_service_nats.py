@@ -7,7 +7,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -58,17 +58,21 @@ async def gateway(nats_server: NatsServer) -> AsyncIterator[Client]:
 
 
 @pytest.fixture
+def app_settings(database_url: str, tmp_path: Path) -> dict[str, Any]:
+    """The `progression` section of the app's settings (a test may change it first)."""
+    return {
+        "database_url": database_url,
+        "data_dir": tmp_path,
+        "operator": {"token": TOKEN, "port": 0},
+    }
+
+
+@pytest.fixture
 async def app(
-    nats_server: NatsServer, database_url: str, tmp_path: Path, admin: Client
+    nats_server: NatsServer, app_settings: dict[str, Any], admin: Client
 ) -> AsyncIterator[ProgressionApp]:
     settings = ProgressionSettings(
-        nats=nats_server.settings_for("progression"),
-        http={"port": -1},
-        progression={
-            "database_url": database_url,
-            "data_dir": tmp_path,
-            "operator": {"token": TOKEN, "port": 0},
-        },
+        nats=nats_server.settings_for("progression"), http={"port": -1}, progression=app_settings
     )
     app = ProgressionApp(settings, metrics=ServiceMetrics(CollectorRegistry(), "progression", "t"))
     nc = await nats_server.connect("progression")
@@ -225,6 +229,32 @@ async def test_every_query_answers_over_nats(
     assert not unfollow.following
     flags = await ask(gateway, contract.FLAGS, contract.FlagsRequest(), contract.FlagsReply)
     assert flags.flags == []
+
+
+@pytest.fixture
+def long_shared_top(app_settings: dict[str, Any]) -> None:
+    """The board's shared top kept for an hour: only an invalidation can refresh it."""
+    app_settings["leaderboard_cache_seconds"] = 3600.0
+
+
+@pytest.mark.usefixtures("long_shared_top")
+async def test_a_credited_game_is_on_the_next_board_read_whatever_the_shared_top_ttl(
+    app: ProgressionApp, admin: Client, gateway: Client
+) -> None:
+    def board(player_id: str) -> contract.LeaderboardRequest:
+        return contract.LeaderboardRequest(player_id=player_id, week="2026-W49")
+
+    await publish_game(admin, two_player_game("b1", "ann", "ben"))
+    await wait_credited(gateway, "ann", "b1")
+    first = await ask(gateway, contract.LEADERBOARD, board("ann"), contract.LeaderboardReply)
+    assert [e.player_id for e in first.entries] == ["ann", "ben"]
+    # Another game: both of its players are on the very next read (the top read above is
+    # shared for an hour; the credit's commit dropped it), the winner's own row included.
+    await publish_game(admin, two_player_game("b2", "cid", "dan"))
+    await wait_credited(gateway, "cid", "b2")
+    after = await ask(gateway, contract.LEADERBOARD, board("dan"), contract.LeaderboardReply)
+    assert {"cid", "dan"} <= {e.player_id for e in after.entries}
+    assert after.own is not None and after.own.player_id == "dan" and after.players == 4
 
 
 async def test_bad_requests_get_coded_errors_and_change_nothing(

@@ -354,3 +354,50 @@ async def test_the_shared_top_is_at_most_its_ttl_old_and_the_own_row_always_fres
     assert [e.player_id for e in soon.entries] == [e.player_id for e in first.entries]
     assert soon.own is not None and soon.own.player_id == "cid" and soon.players == 4
     assert "cid" in {e.player_id for e in later.entries}
+
+
+async def test_an_invalidated_top_is_read_again_and_a_read_from_before_is_not_kept(
+    engine: AsyncEngine,
+) -> None:
+    store = store_for(engine)
+    await store.credit(two_player_game("t1", "ann", "ben"), game_stats([]))
+    tops = reads.TopCache(ttl=3600.0)
+    async with engine.connect() as conn:
+        await reads.leaderboard(conn, "ann", "weekly", "2026-W49", NOW, cache=tops)
+        await store.credit(two_player_game("t2", "cid", "dan"), game_stats([]))
+        tops.invalidate()  # what the games consumer does after the commit
+        fresh = await reads.leaderboard(conn, "ann", "weekly", "2026-W49", NOW, cache=tops)
+    assert {"cid", "dan"} <= {e.player_id for e in fresh.entries}
+
+    class InvalidatedMidRead:
+        """A connection whose read is overtaken by a credit's invalidation."""
+
+        def __init__(self, conn: object) -> None:
+            self.conn = conn
+
+        async def execute(self, *args: object) -> object:
+            result = await self.conn.execute(*args)  # type: ignore[attr-defined]
+            tops.invalidate()
+            return result
+
+    tops.invalidate()
+    async with engine.connect() as conn:
+        await tops.top(InvalidatedMidRead(conn), "2026-W49", NOW)  # type: ignore[arg-type]
+        await store.credit(two_player_game("t3", "eve", "fay"), game_stats([]))
+        again = await tops.top(conn, "2026-W49", NOW)
+    assert {"eve", "fay"} <= {e.player_id for e in again}
+
+
+async def test_the_own_row_is_fresh_when_the_asker_is_in_a_stale_shared_top(
+    engine: AsyncEngine,
+) -> None:
+    store = store_for(engine)
+    await store.credit(two_player_game("t1", "ann", "ben"), game_stats([]))
+    tops = reads.TopCache(ttl=3600.0)
+    async with engine.connect() as conn:
+        before = await reads.leaderboard(conn, "ben", "weekly", "2026-W49", NOW, cache=tops)
+        await store.credit(two_player_game("t2", "ben", "cid"), game_stats([]))
+        after = await reads.leaderboard(conn, "ben", "weekly", "2026-W49", NOW, cache=tops)
+    assert before.own is not None and after.own is not None
+    assert after.entries == before.entries  # the shared top, not invalidated here
+    assert after.own.xp > before.own.xp and after.own.position == 1

@@ -77,7 +77,9 @@ class ProgressionApp:
         store = CreditStore(engine, farming=farming, new_seed=self.new_seed)
         self.queries = queries = Queries(engine, self.section)
         js = nc.jetstream()
-        self.games = games = GamesConsumer(js, engine, store, self.section)
+        self.games = games = GamesConsumer(
+            js, engine, store, self.section, on_credited=queries.tops.invalidate
+        )
         await games.subscribe()
 
         async def on_request(msg: Msg) -> None:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Callable
 
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
@@ -61,11 +62,14 @@ class GamesConsumer:
         engine: AsyncEngine,
         store: CreditStore,
         settings: ProgressionSection,
+        on_credited: Callable[[], None] | None = None,
     ) -> None:
         self.js = js
         self.engine = engine
         self.store = store
         self.settings = settings
+        self.on_credited = on_credited
+        """Called once games' credits are committed (the shared leaderboard top is dropped)."""
         self._sub: JetStreamContext.PullSubscription | None = None
         self.credited = 0
         """Games credited by this process (a redelivery does not count)."""
@@ -164,6 +168,8 @@ class GamesConsumer:
             for msg, _, _ in ready:
                 await _nak(msg)
             return done
+        if self.on_credited is not None and any(o is not None for o in outcomes):
+            self.on_credited()
         for (msg, finished, _), outcome in zip(ready, outcomes, strict=True):
             done.append(msg)
             if outcome is None:

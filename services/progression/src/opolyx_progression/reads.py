@@ -318,18 +318,30 @@ def _board_query(week: str) -> Any:
 class TopCache:
     """The top of each week's board, kept for `ttl` seconds: every asker shares one read of
     the top 100 (the board is at most `ttl` seconds behind; the asker's own row and position
-    are always read fresh). `ttl=0` reads every time."""
+    are always read fresh). `ttl=0` reads every time.
+
+    `invalidate()` (called once this process committed a credit) drops what is kept: a
+    player who just finished a game and opens the board must see the game on it, and so
+    must everyone the same game paid (a shared top from just before the commit left them
+    off). A read that began before the invalidation does not keep its result (it may
+    predate the commit). Games credited by another instance still show within `ttl`."""
 
     def __init__(self, ttl: float) -> None:
         self.ttl = ttl
         self._tops: dict[str, tuple[float, list[LeaderboardEntry]]] = {}
+        self._generation = 0
+
+    def invalidate(self) -> None:
+        self._generation += 1
+        self._tops.clear()
 
     async def top(self, conn: AsyncConnection, week: str, now: float) -> list[LeaderboardEntry]:
         cached = self._tops.get(week)
         if cached is not None and now - cached[0] < self.ttl:
             return cached[1]
+        generation = self._generation
         entries = _entries((await conn.execute(_board_query(week).limit(LEADERBOARD_LIMIT))).all())
-        if self.ttl > 0:
+        if self.ttl > 0 and generation == self._generation:
             if len(self._tops) > 8:  # only a few weeks are ever asked for
                 self._tops.clear()
             self._tops[week] = (now, entries)
@@ -364,7 +376,6 @@ async def leaderboard(
             scope=scope, week=week, entries=entries[:limit], own=own, players=len(entries)
         )
     entries = (await cache.top(conn, week, now))[:limit]
-    own = next((e for e in entries if e.player_id == player_id), None)
     # The asker's row, how many are above them and the week's total in one round trip
     # (positions come from the XP histogram, not from counting every player).
     mine_xp = (
@@ -390,7 +401,10 @@ async def leaderboard(
             )
         )
     ).one()
-    if own is None and mine.xp is not None:
+    # Read fresh even when the asker is in the shared top (which may be `ttl` old): the
+    # position is one more than the players with more XP, as `_entries` ranks ties.
+    own = None
+    if mine.xp is not None:
         row = {**mine._mapping, "player_id": player_id}
         own = _entries([_Row(**row)], first_position=int(mine.above or 0) + 1)[0]
     total = mine.total
