@@ -12,7 +12,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterable
 
-from opolyx_contracts import chat, errors, lobby
+from opolyx_contracts import chat, errors, lobby, progression, refusals
 from opolyx_contracts.game import COMMAND_MODELS, EVENT_MODELS, Timeout
 from opolyx_contracts.gateway import CHAT_TEXT_LIMIT, GATEWAY_PROTOCOL, LOBBY_ACTIONS, PUSH_TYPES
 from opolyx_contracts.table import (
@@ -55,6 +55,11 @@ def contract_constants() -> dict[str, object]:
         "PUSH_TYPES": enum_of(PUSH_TYPES),
         "ERRORS": _codes(errors),
         "LOBBY_ERRORS": codes_of(lobby.LOBBY_ERROR_CODES),
+        "RULES_ERRORS": enum_of(refusals.RULES_ERROR_CODES),
+        "TABLE_ERRORS": enum_of(refusals.TABLE_ERROR_CODES),
+        "PROGRESSION_ERRORS": enum_of(
+            (progression.UNKNOWN_PLAYER, progression.FOLLOW_SELF, progression.FOLLOW_LIMIT_REACHED)
+        ),
         "LOBBY_ACTIONS": enum_of(LOBBY_ACTIONS),
         "ROOM_STATUSES": enum_of(typing.get_args(lobby.RoomStatus)),
         "LOBBY_EVENT_TYPES": enum_of(typing.get_args(lobby.LobbyEventType)),

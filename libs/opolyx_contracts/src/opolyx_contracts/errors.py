@@ -16,6 +16,8 @@ __all__ = [
     "INTERNAL",
     "MALFORMED_JSON",
     "NOT_OWNER",
+    "PLAYER_NOT_FOUND",
+    "RATE_LIMITED",
     "SEAT_NOT_YOURS",
     "TABLE_EXISTS",
     "TABLE_FINISHED",
@@ -36,6 +38,9 @@ NOT_OWNER = "table/not_owner"
 SEAT_NOT_YOURS = "seat/not_yours"
 COMMAND_STALE = "command/stale_version"
 UNAVAILABLE = "service/unavailable"
+RATE_LIMITED = "request/rate_limited"
+"""Too many requests from this client: the request was not processed; slow down."""
+PLAYER_NOT_FOUND = "player/not_found"
 BUSY = "service/busy"
 """The instance has as many commands in flight as it accepts: retry after a short backoff."""
 INTERNAL = "internal/error"

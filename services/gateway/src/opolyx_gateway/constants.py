@@ -17,6 +17,7 @@ from opolyx_contracts.client_constants import codes_of, contract_constants, enum
 from opolyx_rules import board, modes
 from pydantic_core import to_jsonable_python
 
+from opolyx_gateway import feed, replays, upstream
 from opolyx_gateway.auth import AUTH_ERRORS
 from opolyx_gateway.ws import CLOSE_FLOODING, CLOSE_TOO_SLOW, CLOSE_UNAUTHORIZED
 
@@ -54,6 +55,16 @@ def client_constants() -> dict[str, object]:
     return {
         **contract_constants(),
         "AUTH_ERRORS": codes_of(AUTH_ERRORS),
+        "GATEWAY_ERRORS": enum_of(
+            [
+                feed.TOO_MANY_SPECTATORS,
+                upstream.BAD_REPLY,
+                replays.NOT_FOUND,
+                replays.NOT_FINISHED,
+                replays.UNREADABLE,
+                replays.BAD_STEP,
+            ]
+        ),
         "CLOSE_CODES": {
             "UNAUTHORIZED": CLOSE_UNAUTHORIZED,
             "TOO_SLOW": CLOSE_TOO_SLOW,

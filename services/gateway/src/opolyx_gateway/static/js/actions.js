@@ -13,12 +13,18 @@ const SESSION_KEY = "opolyx.session";
 const TABLE_KEY = "opolyx.table";
 const LOG_REPLAY = 150; // events replayed into the log when a page comes back to a game
 
-// A failed request as the player reads it: the catalogue's text for its code if there is
-// one ("ui.errors.lobby_room_full" for lobby/room_full), else the server's message.
+// A failed request as the player reads it, always from the catalogue: the text for its
+// code ("ui.errors.lobby_room_full" for lobby/room_full), else the text for the code's
+// namespace ("ui.errors.area.lobby"), else a general one naming the code. (The server's
+// message is English and for developers; every code the gateway serves in constants.js
+// has a text in every language, checked by the catalogue tests.)
 export function errorText(err) {
-  const code = err && err.code;
-  const key = code ? `ui.errors.${String(code).replaceAll("/", "_")}` : null;
-  return key && has(key) ? t(key) : (err && err.message) || String(err);
+  const code = String((err && err.code) || "");
+  const [area] = code.split("/");
+  for (const key of [`ui.errors.${code.replaceAll("/", "_")}`, `ui.errors.area.${area}`]) {
+    if (code && has(key)) return t(key);
+  }
+  return t("ui.errors.unexpected", { code: code || "?" });
 }
 
 export function fail(err) {

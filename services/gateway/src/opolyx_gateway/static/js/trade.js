@@ -3,7 +3,7 @@
 // asks it (`table.trade_preview`, answered by the rules' own guard), so this page computes
 // no rule of its own; a property of a built group is listed and the table says no.
 
-import { COMMAND_TYPES } from "./constants.js";
+import { COMMAND_TYPES, RULES_ERRORS } from "./constants.js";
 import { $, h, money } from "./dom.js";
 import { errorText } from "./actions.js";
 import { t } from "./i18n.js";
@@ -25,7 +25,7 @@ export function verdictText(preview) {
     share: preview.share_pct, pct: preview.fairness_pct,
   };
   if (preview.allowed) return t("ui.trade.fair", figures);
-  if (preview.refusal && preview.refusal.code === "trade/unfair") return t("ui.trade.unfair", figures);
+  if (preview.refusal && preview.refusal.code === RULES_ERRORS.TRADE_UNFAIR) return t("ui.trade.unfair", figures);
   return t("app.trade.refused", { reason: errorText(preview.refusal || {}) });
 }
 

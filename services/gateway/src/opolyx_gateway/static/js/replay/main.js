@@ -7,6 +7,7 @@
 
 import { Board } from "../board.js";
 import { loadSession } from "../actions.js";
+import { GATEWAY_ERRORS } from "../constants.js";
 import { describe } from "../log.js";
 import { $, h, money } from "../dom.js";
 import { initI18n, language, languages, onLanguage, setLanguage, t } from "../i18n.js";
@@ -213,7 +214,7 @@ async function main() {
     response = await fetch(`/api/replays/${encodeURIComponent(page.tableId)}`);
     const body = await response.json();
     if (!response.ok) {
-      const key = body.code === "replay/not_found" ? "replay.not_found" : body.code === "replay/not_finished" ? "replay.not_finished" : null;
+      const key = body.code === GATEWAY_ERRORS.REPLAY_NOT_FOUND ? "replay.not_found" : body.code === GATEWAY_ERRORS.REPLAY_NOT_FINISHED ? "replay.not_finished" : null;
       status(key ? t(key, { table: page.tableId }) : t("replay.error", { message: body.message || response.statusText }), true);
       return;
     }

@@ -1,0 +1,80 @@
+"""Every error code a service can send reaches the client as a text in the player's language.
+
+The client reads codes only from the constants the gateway serves (`/js/constants.js`), so
+two things must hold: every code spelled in the services' and libraries' source is served in
+one of the `*_ERRORS` groups, and every served code has a catalogue text in all twelve
+languages (its own, or its namespace's), which `errorText` in actions.js looks up in that
+order. The old check only looked for keys the client's code spelled: the rules' codes
+(trade/unfair, turn/not_your_turn, ...) were not served at all, so a refusal of the rules
+showed as the server's English message or as its bare code."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from opolyx_contracts.refusals import RULES_ERROR_CODES
+from opolyx_gateway.constants import client_constants
+
+from .test_catalogues import LANGUAGES, catalogue
+
+ROOT = Path(__file__).resolve().parents[3]
+CODE = re.compile(r"^[a-z]+/[a-z_]+$")
+NOT_CODES = {"application/json", "namespace/reason"}  # a media type; a docstring's example
+# Codes that never reach a client: a request whose reply subject is no inbox gets no reply
+# (opolyx_service.replies only counts it in a metric).
+NEVER_SENT = {"request/reply_not_inbox"}
+
+
+def spelled_codes(*sources: Path) -> set[str]:
+    """The string constants of these source trees that have the shape of an error code."""
+    found: set[str] = set()
+    for source in sources:
+        for path in sorted(source.rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                text = node.value if isinstance(node, ast.Constant) else None
+                if isinstance(text, str) and CODE.match(text) and text not in NOT_CODES:
+                    found.add(text)
+    return found
+
+
+def served_codes() -> set[str]:
+    codes: set[str] = set()
+    for group, values in client_constants().items():
+        if group == "ERRORS" or group.endswith("_ERRORS"):
+            assert isinstance(values, dict), group
+            codes |= set(values.values())
+    return codes
+
+
+def sources() -> list[Path]:
+    return [*sorted(ROOT.glob("libs/*/src")), *sorted(ROOT.glob("services/*/src"))]
+
+
+def test_the_contract_lists_every_code_the_rules_refuse_with() -> None:
+    rules = spelled_codes(ROOT / "libs" / "opolyx_rules" / "src")
+    assert "trade/unfair" in rules and "turn/not_your_turn" in rules
+    assert sorted(rules - set(RULES_ERROR_CODES)) == []
+    assert sorted(set(RULES_ERROR_CODES) - rules) == [], "listed codes the rules never send"
+
+
+def test_every_code_the_services_spell_is_served_to_the_client() -> None:
+    spelled = spelled_codes(*sources())
+    assert {"lobby/room_full", "chat/too_long", "replay/not_found", "seat/not_automated"} <= spelled
+    assert sorted(spelled - served_codes() - NEVER_SENT) == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_served_code_has_a_text_in_every_language(lang: str) -> None:
+    messages = catalogue(lang)
+    assert "ui.errors.unexpected" in messages
+    missing = [
+        code
+        for code in sorted(served_codes())
+        if f"ui.errors.{code.replace('/', '_')}" not in messages
+        and f"ui.errors.area.{code.split('/')[0]}" not in messages
+    ]
+    assert missing == []
