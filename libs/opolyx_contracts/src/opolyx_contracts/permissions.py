@@ -48,6 +48,7 @@ from opolyx_contracts.subjects import (
     TABLE_CREATE,
     TABLE_EVENTS_STREAM,
     TABLE_EVENTS_SUBJECTS,
+    TABLE_INSTANCES_ALIVE_ANY,
     TABLE_LEASES_BUCKET,
     TABLE_PARTITION_CREATE_ANY,
     TABLE_PARTITIONS_ANY,
@@ -242,6 +243,11 @@ TABLE = Role(
         Grant("ask bots for decisions", publish=(BOTS_DECIDE,)),
         kv_bucket(TABLES_BUCKET, write=True),
         kv_bucket(TABLE_LEASES_BUCKET, write=True),
+        Grant(
+            "say it is alive, ask whether a lease holder is (takeover)",
+            publish=(TABLE_INSTANCES_ALIVE_ANY,),
+            subscribe=(TABLE_INSTANCES_ALIVE_ANY,),
+        ),
     ),
     responds=True,
 )

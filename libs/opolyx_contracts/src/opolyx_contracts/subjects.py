@@ -45,6 +45,7 @@ __all__ = [
     "TABLE_CREATE",
     "TABLE_EVENTS_STREAM",
     "TABLE_EVENTS_SUBJECTS",
+    "TABLE_INSTANCES_ALIVE_ANY",
     "TABLE_LEASES_BUCKET",
     "TABLE_PARTITIONS_ANY",
     "TABLE_PARTITION_CREATE_ANY",
@@ -60,6 +61,7 @@ __all__ = [
     "table_command",
     "table_command_wildcard",
     "table_events",
+    "table_instance_alive",
     "table_partition",
     "table_partition_create",
     "table_partition_subjects",
@@ -93,6 +95,8 @@ TABLE_TRADE_PREVIEWS_ANY = f"{PREFIX}.table.*.*.trade_preview"
 TABLE_PARTITION_CREATE_ANY = f"{PREFIX}.table.*.create"
 TABLE_PARTITIONS_ANY = f"{PREFIX}.table.*.>"
 """Covers what a partition owner subscribes to (`table_partition_subjects`)."""
+TABLE_INSTANCES_ALIVE_ANY = f"{PREFIX}.tables.alive.*"
+"""Every table instance's liveness subject (`table_instance_alive`)."""
 
 # Bots
 BOTS_DECIDE = f"{PREFIX}.bots.decide"
@@ -186,6 +190,18 @@ def table_command_wildcard(partition: int) -> str:
 def table_partition_create(partition: int) -> str:
     """Request-reply subject on which the owner of `partition` creates a table there."""
     return f"{PREFIX}.table.{int(partition)}.create"
+
+
+def table_instance_alive(instance_id: str) -> str:
+    """Request-reply subject a table instance's lease connection answers while it lives: a
+    peer asking gets "no responders" the moment that connection is gone (a killed process),
+    and takes the instance's leases over without waiting for them to expire."""
+    token = instance_id if is_valid_token(instance_id) else _hashed(instance_id)
+    return f"{PREFIX}.tables.alive.{token}"
+
+
+def _hashed(text: str) -> str:
+    return "h" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def table_partition_subjects(partition: int) -> str:

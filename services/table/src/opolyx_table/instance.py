@@ -83,6 +83,7 @@ class TableInstance:
             config.replicas,
             self.partitions.acquire,
             self.partitions.release,
+            check_interval=config.peer_check,
         )
         self._create_sub: Subscription | None = None
 

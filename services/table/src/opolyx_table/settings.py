@@ -20,6 +20,9 @@ class TableConfig(BaseModel):
     took 7.0-7.5 s in the chaos test."""
     heartbeat: float = 0.0
     """Seconds between lease heartbeats; 0 means lease_ttl / 3."""
+    peer_check: float = Field(default=0.25, ge=0)
+    """Seconds between asking the other instances whether they live (`leases.py`): a killed
+    instance's partitions move within about this long, not the TTL. 0: wait for the TTL."""
     bot_reask: float = 3.0
     """Seconds to wait for a bot seat's command before asking the bots again."""
     bot_pace: float = Field(default=1.0, ge=0, le=10)

@@ -1,0 +1,115 @@
+"""Takeover without waiting for the lease TTL: a killed table instance's partitions move to
+a live one as soon as its connection is gone (it no longer answers its liveness subject),
+while an instance that is merely slow (stopped, but connected) keeps its leases.
+
+The lease TTL here is 30 s, far longer than the waits: what moves a killed instance's
+tables is the liveness question, never the expiry (that took the TTL and more before).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+
+from nats.aio.client import Client
+from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_partition
+from opolyx_contracts.table import SeatSpec
+from opolyx_testing import ServiceProcess, script_path
+from opolyx_testing.nats_server import NatsServer
+from opolyx_testing.pytest_plugin import ServiceProcesses
+from opolyx_testing.table_client import TableClient
+
+LEASE_TTL = 30.0
+"""Seconds: no test here waits that long, so the TTL cannot be what moves a table."""
+
+
+async def start_instance(
+    processes: ServiceProcesses, server: NatsServer, instance: str
+) -> ServiceProcess:
+    env = {
+        "OPOLYX_NATS__URL": server.url_for("table"),
+        "OPOLYX_INSTANCE_ID": instance,
+        "OPOLYX_TABLE__LEASE_TTL": str(LEASE_TTL),
+        "OPOLYX_TABLE__HEARTBEAT": "0.5",
+        "OPOLYX_LOG__LEVEL": "INFO",
+    }
+    process = processes.start([script_path("opolyx-table")], env, name=instance)
+    await process.wait_ready(timeout=60)
+    return process
+
+
+async def owner_of(nc: Client, table_id: str) -> str:
+    kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
+    entry = await kv.get(f"p.{table_partition(table_id)}")
+    assert entry.value is not None
+    return entry.value.decode()
+
+
+async def both_hold_leases(nc: Client, deadline: float) -> None:
+    kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
+    while time.monotonic() < deadline:
+        holders = set()
+        for p in range(16):
+            try:
+                entry = await kv.get(f"p.{p}")
+            except Exception:
+                continue
+            holders.add(entry.value)
+        if holders == {b"left", b"right"}:
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError("the partitions were never shared")
+
+
+async def test_a_killed_instance_is_taken_over_long_before_its_leases_expire(
+    service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
+) -> None:
+    instances = {
+        name: await start_instance(service_processes, nats_server, name)
+        for name in ("left", "right")
+    }
+    await both_hold_leases(nc, time.monotonic() + 60)
+    client = TableClient(nc, timeout=2.0, retry_for=5.0)
+    table = await client.create("classic", [SeatSpec(player_id="p0"), SeatSpec(player_id="p1")])
+    owner = await owner_of(nc, table.table_id)
+    survivor = "right" if owner == "left" else "left"
+    before = await client.view(table.table_id)
+
+    instances[owner].kill()
+    killed = time.monotonic()
+    # Far within the TTL: the survivor owns the partition and serves the table.
+    while time.monotonic() - killed < LEASE_TTL / 3:
+        if await owner_of(nc, table.table_id) == survivor:
+            break
+        await asyncio.sleep(0.05)
+    assert await owner_of(nc, table.table_id) == survivor, instances[survivor].log_tail(3000)
+    after = await TableClient(nc, timeout=2.0, retry_for=LEASE_TTL / 3).view(table.table_id)
+    assert after["version"] == before["version"]
+    assert "instance_gone" in instances[survivor].log_tail(20_000)
+
+
+async def test_a_stopped_but_connected_instance_keeps_its_leases(
+    service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
+) -> None:
+    instances = {
+        name: await start_instance(service_processes, nats_server, name)
+        for name in ("left", "right")
+    }
+    await both_hold_leases(nc, time.monotonic() + 60)
+    client = TableClient(nc, timeout=2.0, retry_for=5.0)
+    table = await client.create("classic", [SeatSpec(player_id="p0"), SeatSpec(player_id="p1")])
+    owner = await owner_of(nc, table.table_id)
+    other = "right" if owner == "left" else "left"
+    # Hung (its connections open, nothing answered): busy is not dead.
+    instances[owner].send_signal(signal.SIGSTOP)
+    try:
+        await asyncio.sleep(3.0)  # a dozen of the other's liveness checks
+        assert await owner_of(nc, table.table_id) == owner
+    finally:
+        instances[owner].send_signal(signal.SIGCONT)
+    view = await client.view(table.table_id)
+    assert view["version"] >= 0
+    assert await owner_of(nc, table.table_id) == owner
+    assert "instance_gone" not in instances[other].log_tail(20_000)
+    assert "lease_lost" not in instances[owner].log_tail(20_000)
