@@ -76,7 +76,8 @@ __all__ = ["BAD_REPLY", "RETRIED_CODES", "RecentCommands", "Upstream", "command_
 
 BAD_REPLY = "upstream/bad_reply"
 RETRIED_CODES = frozenset({BUSY, NOT_OWNER})
-"""Table refusals that mean "not now": retried with backoff within the request timeout."""
+"""Table refusals that mean "not now": retried with backoff within the request timeout
+(as is "no responders", a table between instances)."""
 FIRST_BACKOFF = 0.005
 """Seconds before the first retry; doubled (with jitter) each time."""
 FORGOTTEN_CODES = frozenset({UNAVAILABLE, BAD_REPLY, *RETRIED_CODES})
@@ -254,7 +255,19 @@ class Upstream:
         backoff = FIRST_BACKOFF
         while True:
             left = deadline - time.monotonic()
-            data = await self._request(subject, body.encode(), "table", max(0.05, left))
+            try:
+                data = await self._request(subject, body.encode(), "table", max(0.05, left))
+            except GatewayError as exc:
+                # No responders: the table's partition is between instances (a takeover
+                # frees it within a fraction of a second) or NATS is reconnecting. Asked
+                # again with the same command id, so it still runs once.
+                if exc.code != UNAVAILABLE or time.monotonic() + backoff > deadline:
+                    raise
+                if self._on_retry is not None:
+                    self._on_retry()
+                await asyncio.sleep(backoff * random.uniform(0.5, 1.5))
+                backoff *= 2
+                continue
             try:
                 reply = _command_reply.validate_json(data)
             except ValidationError:
