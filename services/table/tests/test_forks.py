@@ -35,6 +35,9 @@ async def _play(client: TableClient, table_id: str, commands: int, tag: str) -> 
 async def _finish(client: TableClient, table_id: str, tag: str) -> None:
     reply = await client.command(table_id, "p1", {"type": "resign"}, f"{tag}-resign")
     assert reply["ok"], reply
+    # The seed is revealed (the game's last stored event) after the reply, before the
+    # game's end is announced: only then is it a finished game to continue.
+    await client.wait_finished(table_id, timeout=30)
 
 
 def _rules_events(batches: list[TableEvents]) -> list[dict[str, Any]]:

@@ -7,7 +7,14 @@ import time
 
 import opolyx_rules
 from opolyx_contracts import game
-from opolyx_contracts.table import DecisionRequest, PublicView, SeatSpec, TableUpdate
+from opolyx_contracts.table import (
+    AutopilotChanged,
+    DecisionRequest,
+    PublicView,
+    SeatSpec,
+    TableEvents,
+    TableUpdate,
+)
 from opolyx_rules.simulate import simple_policy
 from opolyx_table import core, messages
 from opolyx_table.table import Table
@@ -39,13 +46,13 @@ def test_the_spliced_update_is_the_update_model_with_the_rules_view() -> None:
     seat = opolyx_rules.awaiting(table.state)[0]
     new_state, events = opolyx_rules.apply(table.state, simple_policy(table.state, seat), 90.0)
     batch = core.PlannedBatch(game.Roll(seat=seat), "c", 90.0, events, new_state)
-    stored = messages.events_message(table, 201, messages.rules_events(batch), batch, "w")
+    stored = messages.rules_batch(table, 201, batch, "w")
     table.state = new_state
     change = messages.Change(table, core.decisions(new_state))
     body = messages.table_update(table, [stored], change)
     update = TableUpdate.model_validate_json(body)
     assert update.view == PublicView.model_validate(opolyx_rules.public_view(new_state))
-    assert update.events == stored.events
+    assert update.events == stored.message.events
     assert [d.seat for d in update.pending] == opolyx_rules.awaiting(new_state)
     # Byte for byte what the model itself writes (same fields, same order, same values).
     assert json.loads(body) == json.loads(messages.encode(update))
@@ -82,3 +89,54 @@ def test_the_view_carries_the_same_pending_decisions_as_an_update() -> None:
     assert view.legal is None
     assert [p.model_dump(mode="json") for p in view.pending] == pending_in_update
     assert [p.seat for p in view.pending] == opolyx_rules.awaiting(table.state)
+
+
+def test_a_rules_batch_is_stored_as_the_events_model_would_write_it() -> None:
+    """The stored bytes come from the rules' event JSON, not the model: over a whole game
+    (every event kind a game meets, autopilot marks too) they parse to the message the
+    model builds from the same batch, and are byte for byte what that model writes."""
+    table = midgame_table()
+    state = opolyx_rules.new_game("classic", 3, 23)
+    seq, kinds = 1, set[str]()
+    for step in range(600):
+        if state.finished:
+            break
+        seat = opolyx_rules.awaiting(state)[0]
+        command = simple_policy(state, seat)
+        state, events = opolyx_rules.apply(state, command, float(step + 1))
+        batch = core.PlannedBatch(
+            game.Roll(seat=seat), f"c{step}", float(step + 1), events, state, step % 5 == 0
+        )
+        stored = messages.rules_batch(table, seq + 1, batch, f"w{step}")
+        expected = messages.events_message(
+            table, seq + 1, messages.rules_events(batch), batch, f"w{step}"
+        )
+        parsed = TableEvents.model_validate_json(stored.body)
+        assert parsed == expected.model_copy(update={"at": parsed.at})
+        assert json.loads(stored.body) == json.loads(messages.encode(parsed))
+        assert (stored.first_seq, stored.last_seq, stored.version) == (
+            expected.first_seq, expected.last_seq, expected.version,
+        )  # fmt: skip
+        kinds.update(record.event.type for record in parsed.events)
+        seq = stored.last_seq
+    assert len(kinds) >= 10, f"too few event kinds met: {sorted(kinds)}"
+
+
+def test_an_update_carries_the_records_of_every_batch_it_covers_in_order() -> None:
+    table = midgame_table()
+    first = messages.StoredEvents.of(
+        messages.events_message(
+            table, 201, [AutopilotChanged(seat=1, on=True, reason="away")], None, "a"
+        )
+    )
+    seat = opolyx_rules.awaiting(table.state)[0]
+    new_state, events = opolyx_rules.apply(table.state, simple_policy(table.state, seat), 90.0)
+    second = messages.rules_batch(
+        table, 202, core.PlannedBatch(game.Roll(seat=seat), "c", 90.0, events, new_state), "w"
+    )
+    table.state = new_state
+    change = messages.Change(table, core.decisions(new_state))
+    update = TableUpdate.model_validate_json(messages.table_update(table, [first, second], change))
+    assert (update.first_seq, update.last_seq) == (201, second.last_seq)
+    assert update.events == [*first.message.events, *second.message.events]
+    assert [r.seq for r in update.events] == list(range(201, second.last_seq + 1))

@@ -9,10 +9,9 @@ last event, so anyone can replay the game and check the dice.
 from __future__ import annotations
 
 import opolyx_rules
-from opolyx_contracts.table import TableEvents
 from opolyx_service import get_logger
 
-from opolyx_table.messages import seed_revealed
+from opolyx_table.messages import StoredEvents, seed_revealed
 from opolyx_table.outbox import Outbox
 from opolyx_table.results import game_finished, seat_out, seat_out_reason
 from opolyx_table.store import Storage
@@ -37,8 +36,8 @@ class Announcer:
         return any(s.out and s.seat not in table.outs_announced for s in table.state.seats)
 
     async def announce(
-        self, table: Table, stored: list[TableEvents], by_timeout: bool
-    ) -> list[TableEvents]:
+        self, table: Table, stored: list[StoredEvents], by_timeout: bool
+    ) -> list[StoredEvents]:
         """Announce what `stored` changed; returns the table events it stored (the seed)."""
         if not self.pending(table):
             return []
@@ -46,10 +45,10 @@ class Announcer:
         for seat_state in table.state.seats:
             seat = seat_state.seat
             if seat_state.out and seat not in table.outs_announced:
-                reason = seat_out_reason(stored, seat, by_timeout)
+                reason = seat_out_reason([s.message for s in stored], seat, by_timeout)
                 await self.outbox.seat_out(table, seat_out(table, seat, reason, view))
                 table.outs_announced.add(seat)
-        added: list[TableEvents] = []
+        added: list[StoredEvents] = []
         if table.finished and not table.seed_revealed:
             added.append(await self.writer.store_table_events(table, [seed_revealed(table)]))
             table.seed_revealed = True

@@ -182,6 +182,6 @@ class Creation:
                 )
             )
         creation = await self.writer.store_table_events(table, [created_event(table)])
-        self.partitions.register(table, [creation])
+        self.partitions.register(table, [creation.message])
         log.info("table_created", table_id=table_id, partition=partition, mode=request.mode)
         return encode(created_reply(table, self.config.partitions))

