@@ -192,12 +192,19 @@ class Launcher:
         }
 
     def chat_env(self) -> dict[str, str]:
-        """Chat's reports endpoint for operators takes the token written here on the first run."""
+        """Chat's reports endpoint for operators takes the token written here on the first run,
+        on a port of this run written beside it (`chat-operator-port`)."""
         token = self.data_dir / "chat-operator-token"
         if not token.exists():
             token.write_text(secrets.token_urlsafe(32))
             token.chmod(0o600)
-        return {"OPOLYX_CHAT__OPERATOR__TOKEN": token.read_text().strip()}
+        port = free_port()
+        (self.data_dir / "chat-operator-port").write_text(str(port))
+        log(f"chat reports: http://127.0.0.1:{port}/operator/reports (token in {token})")
+        return {
+            "OPOLYX_CHAT__OPERATOR__TOKEN": token.read_text().strip(),
+            "OPOLYX_CHAT__OPERATOR__PORT": str(port),
+        }
 
     def run(self) -> str:
         auth = write_nats_auth(self.data_dir / "nats-auth")

@@ -3,7 +3,8 @@
 // (the lobby-wide channel) while the player is in no room. A panel joins
 // its channel with chat.watch (the reply is the recent history), then adds the live
 // chat.message pushes; texts are shown with textContent, never as markup. Stickers are
-// drawn here from the contract's fixed set. A player's name opens mute and follow actions.
+// drawn here from the contract's fixed set. A player's name opens mute, follow and report
+// actions (report: chat.report, stored with what was said before it for the operators).
 // On a narrow screen a panel folds away and counts what arrived meanwhile.
 
 import { CHAT_LOBBY_CHANNEL as LOBBY, CHAT_TEXT_LIMIT, PUSH_TYPES as P, STICKERS } from "../constants.js";
@@ -42,6 +43,7 @@ class ChatPanel {
     this.list = h("ol.chat-messages", { "aria-live": "polite" });
     this.error = h("p.chat-error.error", { role: "alert" });
     this.note = h("p.chat-note.muted", { hidden: true });
+    this.status = h("p.chat-status.muted", { role: "status" });
     this.input = h("input.chat-input", {
       maxlength: CHAT_TEXT_LIMIT, autocomplete: "off",
       "data-i18n-attr": "placeholder:social.chat.placeholder;aria-label:social.chat.placeholder",
@@ -69,7 +71,7 @@ class ChatPanel {
       type: "button", "aria-expanded": "true",
       onclick: () => this.setOpen(this.root.classList.contains("folded")),
     }, h("span", { "data-i18n": "social.chat.title" }), this.badge);
-    this.body = h("div.chat-body", {}, this.list, this.note, this.error, this.form, this.picker);
+    this.body = h("div.chat-body", {}, this.list, this.note, this.status, this.error, this.form, this.picker);
     this.root = h("section.card.compact.chat", { id }, this.toggle, this.body);
     translateDom(this.root);
     this.setOpen(!window.matchMedia(NARROW).matches);
@@ -115,6 +117,7 @@ class ChatPanel {
     this.joined = wanted;
     this.messages = [];
     this.error.textContent = "";
+    this.status.textContent = "";
     this.render();
     if (!wanted || !conn) return;
     const candidates = wanted.filter(Boolean);
@@ -226,7 +229,27 @@ class ChatPanel {
             this.showError(err);
           }
         },
-      }, t("social.follows.follow"))));
+      }, t("social.follows.follow")),
+      h("button.link", {
+        type: "button", dataset: { action: "report" },
+        onclick: (ev) => this.report(message, ev.target),
+      }, t("social.chat.report"))));
+  }
+
+  // Report a message to the operators; the confirmation stays until the panel changes channel.
+  async report(message, button) {
+    if (!this.channel) return;
+    this.error.textContent = "";
+    delete this.error.dataset.code;
+    button.disabled = true;
+    try {
+      await store.conn.request("chat.report", { channel: this.channel, message_id: message.message_id, reason: "" });
+      this.status.textContent = t("social.chat.reported");
+      button.closest(".chat-actions")?.remove();
+    } catch (err) {
+      button.disabled = false;
+      this.showError(err);
+    }
   }
 }
 

@@ -1,13 +1,43 @@
 // The lobby: the player's running game or room, a new room, the public rooms.
+// A room's chat settings (spectator chat, bot stickers) belong to the chat service: the
+// creator picks them with the new room and may change them while the room waits
+// (chat.settings); the chat service enforces them.
 
 import { LOBBY_ACTIONS as L, ROOM_STATUSES } from "../constants.js";
 import { $, h, toast } from "../dom.js";
 import {
-  createRoom, joinRoom, leaveRoom, refreshRooms, returnToGame, roomAct, startGame,
+  createRoom, errorText, joinRoom, leaveRoom, refreshRooms, returnToGame, roomAct, startGame,
 } from "../actions.js";
 import { onLanguage, t } from "../i18n.js";
 import { modeName } from "../names.js";
 import { on, store } from "../store.js";
+
+// The chat service's defaults (opolyx_contracts.chat.ChatRoomSettings), until it answers.
+const CHAT_DEFAULTS = { spectator_chat: false, bot_stickers: true };
+let chatSettings = null; // { room, spectator_chat, bot_stickers } of the shown room
+
+let chatRequests = Promise.resolve(); // one at a time: a read never overtakes a change
+
+function roomChatSettings(roomId, changes = {}) {
+  chatRequests = chatRequests.then(async () => {
+    try {
+      chatSettings = await store.conn.request("chat.settings", { room: roomId, ...changes });
+    } catch (err) {
+      toast(errorText(err));
+    }
+    if (store.room && store.room.room_id === roomId) renderRoom();
+  });
+  return chatRequests;
+}
+
+function chatSwitch(id, key, setting, roomId) {
+  const checked = chatSettings && chatSettings.room === roomId ? chatSettings[setting] : CHAT_DEFAULTS[setting];
+  return h("label.check", {},
+    h("input", {
+      id, type: "checkbox", checked,
+      onchange: (ev) => roomChatSettings(roomId, { [setting]: ev.target.checked }),
+    }), " ", h("span", {}, t(key)));
+}
 
 function renderRooms() {
   const list = $("#rooms");
@@ -74,6 +104,15 @@ function renderRoom() {
       ? h("button.link", { onclick: () => roomAct(m.bot ? L.REMOVE_BOT : L.KICK, { target: m.player_id }) },
         m.bot ? t("ui.room.remove") : t("ui.room.kick"))
       : null))));
+  if (creator) {
+    if (!chatSettings || chatSettings.room !== room.room_id) {
+      chatSettings = { room: room.room_id, ...CHAT_DEFAULTS };
+      roomChatSettings(room.room_id); // what the chat service holds
+    }
+    parts.push(h("div.row-form.room-chat-settings", {},
+      chatSwitch("room-spectator-chat", "social.chat.spectator_chat", "spectator_chat", room.room_id),
+      chatSwitch("room-bot-stickers", "social.chat.bot_stickers", "bot_stickers", room.room_id)));
+  }
   parts.push(h("div.actions", {},
     creator ? h("button", { id: "add-bot", disabled: full, onclick: () => roomAct(L.ADD_BOT) }, t("ui.room.add_bot")) : null,
     creator ? h("button.primary", { id: "start-game", disabled: room.members.length < 2, onclick: startGame }, t("ui.room.start")) : null,
@@ -97,14 +136,28 @@ function renderModes() {
 }
 
 export function mount() {
-  $("#create-form").addEventListener("submit", (ev) => {
+  $("#create-room").before(
+    h("label.check", {}, h("input", { id: "create-spectator-chat", type: "checkbox" }), " ",
+      h("span", { "data-i18n": "social.chat.spectator_chat" }, t("social.chat.spectator_chat"))),
+    h("label.check", {}, h("input", { id: "create-bot-stickers", type: "checkbox", checked: true }), " ",
+      h("span", { "data-i18n": "social.chat.bot_stickers" }, t("social.chat.bot_stickers"))));
+  $("#create-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    createRoom({
+    const chat = {
+      spectator_chat: $("#create-spectator-chat").checked,
+      bot_stickers: $("#create-bot-stickers").checked,
+    };
+    await createRoom({
       mode: $("#create-mode").value,
       seats: Number($("#create-seats").value),
       isPrivate: $("#create-private").checked,
       autopilot: $("#create-autopilot").checked,
     });
+    const room = store.room;
+    const changes = Object.fromEntries(Object.entries(chat).filter(([k, v]) => v !== CHAT_DEFAULTS[k]));
+    if (room && room.creator === store.session.player_id && Object.keys(changes).length) {
+      await roomChatSettings(room.room_id, changes);
+    }
   });
   $("#join-code-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
