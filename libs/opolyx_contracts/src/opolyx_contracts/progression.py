@@ -179,8 +179,9 @@ class GameCredit(_Value):
     rounds: int
     place: int
     paid: bool
-    """False when the game ended before round 20 or was flagged (see `reason`)."""
-    reason: Literal["paid", "too_short", "flagged"]
+    """False when the game ended before round 20, is a practice game or was flagged (see
+    `reason`)."""
+    reason: Literal["paid", "too_short", "practice", "flagged"]
     xp: int
     """XP of the game itself (R20), 0 when not paid."""
     xp_breakdown: XpBreakdown

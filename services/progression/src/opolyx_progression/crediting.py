@@ -29,9 +29,9 @@ from opolyx_progression.cards import SeedSource, draw_from_seed
 from opolyx_progression.missions import assigned, seat_metrics
 from opolyx_progression.stats import GameStats, SeatStats
 
-__all__ = ["CardDrop", "MissionStep", "SeatCredit", "pays", "plan_game"]
+__all__ = ["CardDrop", "MissionStep", "Reason", "SeatCredit", "game_reason", "pays", "plan_game"]
 
-Reason = Literal["paid", "too_short", "flagged"]
+Reason = Literal["paid", "too_short", "practice", "flagged"]
 _NO_XP = XpAward(placement=0, groups=0, survival=0)
 
 
@@ -91,7 +91,18 @@ class SeatCredit:
 def pays(finished: GameFinished) -> bool:
     """R20: a game that ends before round 20 pays nothing; nor does a practice game (one
     forked from a replay, issue 16), however long."""
-    return finished.rounds >= MIN_PAYING_ROUND and not finished.practice
+    return game_reason(finished, flagged=False) == "paid"
+
+
+def game_reason(finished: GameFinished, *, flagged: bool) -> Reason:
+    """Why the game pays (`paid`) or what it pays nothing for: the integrity check flagged
+    it, it is a practice game (whatever its length: the player is told that, not that it
+    was short), or it ended before round 20 (R20)."""
+    if flagged:
+        return "flagged"
+    if finished.practice:
+        return "practice"
+    return "paid" if finished.rounds >= MIN_PAYING_ROUND else "too_short"
 
 
 def plan_game(
@@ -109,7 +120,7 @@ def plan_game(
     progress by (player, period key, mission id); `flagged`: the integrity check flagged
     the game (nothing is paid). Seeds for card drops come from `new_seed`, in seat order.
     """
-    reason: Reason = "flagged" if flagged else ("paid" if pays(finished) else "too_short")
+    reason = game_reason(finished, flagged=flagged)
     final_round = max(1, finished.rounds)
     credits: list[SeatCredit] = []
     for result in sorted(finished.seats, key=lambda s: s.seat):

@@ -10,7 +10,13 @@ from opolyx_contracts.replay import PastGame, PastGamesReply
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from opolyx_progression.schema import credited_games, follows, game_credits, players
+from opolyx_progression.schema import (
+    credited_games,
+    credits_with_games,
+    follows,
+    game_credits,
+    players,
+)
 
 __all__ = ["past_games"]
 
@@ -26,7 +32,7 @@ def _games_query(limit: int) -> Any:
             game_credits.c.player_id,
             players.c.display_name,
         )
-        .join(credited_games, credited_games.c.table_id == game_credits.c.table_id)
+        .select_from(credits_with_games)
         .join(players, players.c.player_id == game_credits.c.player_id)
         .order_by(credited_games.c.finished_at.desc(), credited_games.c.table_id)
         .limit(limit)

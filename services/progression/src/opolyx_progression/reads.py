@@ -38,6 +38,7 @@ from opolyx_progression.periods import iso_week_key
 from opolyx_progression.schema import (
     cards,
     credited_games,
+    credits_with_games,
     farming_flags,
     follows,
     game_credits,
@@ -154,8 +155,8 @@ def _credit_view(row: Row[Any], dropped: list[CardView]) -> GameCredit:
 
 
 def _credits_query() -> Any:
-    return select(game_credits, credited_games.c.mode, credited_games.c.rounds).join(
-        credited_games, credited_games.c.table_id == game_credits.c.table_id
+    return select(game_credits, credited_games.c.mode, credited_games.c.rounds).select_from(
+        credits_with_games
     )
 
 

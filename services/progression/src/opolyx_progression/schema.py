@@ -22,6 +22,7 @@ from sqlalchemy import (
 __all__ = [
     "cards",
     "credited_games",
+    "credits_with_games",
     "evidence",
     "farming_flags",
     "follows",
@@ -84,6 +85,12 @@ game_credits = Table(
     Column("credited_at", Float, nullable=False),
     Index("ix_game_credits_player", "player_id", "credited_at"),
 )
+
+credits_with_games = game_credits.join(
+    credited_games, credited_games.c.table_id == game_credits.c.table_id
+)
+"""Each player's credit beside its game's row (mode, rounds, when it finished): what the
+profile's recent games, a game's credit and the past-games list read."""
 
 weekly_xp = Table(
     "weekly_xp",

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from opolyx_progression.cards import SeedSource, random_seed
-from opolyx_progression.crediting import SeatCredit, pays, plan_game
+from opolyx_progression.crediting import SeatCredit, game_reason, pays, plan_game
 from opolyx_progression.integrity import Evidence, FarmingFlag, FarmingRules, find_farming
 from opolyx_progression.periods import day_key, iso_week_key
 from opolyx_progression.schema import (
@@ -157,7 +157,7 @@ class CreditStore:
                 totals[credit.player_id] = credit.total_after
                 for step in credit.missions:
                     progress[(credit.player_id, step.period_key, step.mission_id)] = step.progress
-            reason = "flagged" if flags else ("paid" if pays(finished) else "too_short")
+            reason = game_reason(finished, flagged=bool(flags))
             batch.add(finished, stats, plan, flags, reason, now)
             outcomes[finished.table_id] = CreditOutcome(
                 finished.table_id, reason, tuple(plan), tuple(flags)
