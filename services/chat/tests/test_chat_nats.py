@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import httpx
@@ -125,6 +126,39 @@ async def test_the_rate_limit_refuses_with_a_code_and_keeps_nothing(
     )
     await say(gateway, TABLE, "bob", "bob is not limited by alice")
     assert "one too many" not in await texts(gateway, TABLE, "bob")
+
+
+async def test_with_two_instances_the_rate_limit_holds_per_instance(
+    admin: Client, chat_factory: ChatFactory, gateway: Client
+) -> None:
+    """The documented bound (README, "Moderation"): each instance counts what it took, so
+    a player gets at most `rate_count` per instance and window, instances x `rate_count` in
+    all; a refusal is the coded error whichever instance answers."""
+    instances = [await chat_factory(rate_count=3, rate_window_seconds=3600) for _ in range(2)]
+    taken: list[list[str | None]] = [[], []]
+
+    def counting(
+        publish: Callable[[contract.ChatMessage], Awaitable[None]], into: list[str | None]
+    ) -> Callable[[contract.ChatMessage], Awaitable[None]]:
+        async def counted(message: contract.ChatMessage) -> None:
+            into.append(message.text)
+            await publish(message)
+
+        return counted
+
+    for app, into in zip(instances, taken, strict=True):
+        await put_room(admin, app, room_record())
+        assert app.chat is not None
+        app.chat.store.publish = counting(app.chat.store.publish, into)  # type: ignore[method-assign]
+    codes: list[str] = []
+    for i in range(40):
+        msg = await gateway.request(chat_post(TABLE), encode(post("alice", f"m{i}")), timeout=5)
+        reply = json.loads(msg.data)
+        codes.append("ok" if reply["ok"] else ErrorReply.model_validate(reply).error.code)
+    accepted = codes.count("ok")
+    assert set(codes) == {"ok", contract.CHAT_RATE_LIMITED}
+    assert [len(t) for t in taken] == [3, 3], "each instance stops at its own bound"
+    assert accepted == 6 == len(set(await texts(gateway, TABLE, "bob")))
 
 
 async def test_duplicates_too_long_and_empty_are_refused(

@@ -12,6 +12,8 @@
 
 State lives per instance: with several chat instances in the queue group a player's limit
 is per instance (at most `instances x rate_count`); it only ever gets stricter with one.
+Kept so on purpose: a shared counter would cost a post three times its own JetStream write
+(the service README, "Moderation", has the figures).
 """
 
 from __future__ import annotations
