@@ -24,6 +24,7 @@ from opolyx_contracts.subjects import (
     CHAT_MUTES,
     CHAT_REPORT,
     CHAT_SETTINGS,
+    ROOMS_BUCKET,
     chat_history,
     chat_messages,
     chat_post,
@@ -318,6 +319,29 @@ async def test_bots_post_their_personas_sticker_unless_the_room_turned_it_off(
     await ask(gateway, CHAT_SETTINGS, off, contract.ChatSettingsReply)
     later = sticker.model_copy(update={"occasion": "bankruptcy"})
     assert await refused(bots, CHAT_BOT_STICKER, later) == contract.CHAT_BOT_STICKERS_OFF
+
+
+async def test_once_the_lobby_closed_the_room_only_the_end_of_game_sticker_is_taken(
+    admin: Client, at_table: ChatApp, gateway: Client, bots: Client
+) -> None:
+    kv = await admin.jetstream().key_value(ROOMS_BUCKET)
+    await kv.delete("r-1")  # the game finished: the lobby frees the players, closes the room
+    assert at_table.directory is not None
+    for _ in range(500):
+        if at_table.directory.known("r-1") is None:
+            break
+        await asyncio.sleep(0.01)
+    goodbye = contract.BotSticker(table_id="t-1-a", bot_id=BOT.player_id, occasion="game_end")
+    posted = await ask(bots, CHAT_BOT_STICKER, goodbye, contract.ChatPosted)
+    assert posted.message.channel == TABLE and posted.message.sender_id == BOT.player_id
+    late = goodbye.model_copy(update={"occasion": "bankruptcy"})
+    assert await refused(bots, CHAT_BOT_STICKER, late) == contract.CHAT_NOT_MEMBER
+    stranger = goodbye.model_copy(update={"bot_id": "bot-ada"})
+    assert await refused(bots, CHAT_BOT_STICKER, stranger) == contract.CHAT_NOT_MEMBER
+    # nobody posts in the closed room's table channel any more
+    assert await refused(gateway, chat_post(TABLE), post("alice", "still here?")) == (
+        contract.CHAT_NOT_MEMBER
+    )
 
 
 async def test_a_report_is_stored_with_context_for_an_authenticated_operator(

@@ -29,7 +29,7 @@ from opolyx_contracts.subjects import CHAT_BOT_STICKER
 from opolyx_contracts.table import DecisionRequest, GameFinished
 from opolyx_service.logs import get_logger
 
-__all__ = ["CHANCE", "GAME_END_QUEUE", "TABLES_REMEMBERED", "StickerMoments", "StickerPoster"]
+__all__ = ["CHANCE", "TABLES_REMEMBERED", "StickerMoments", "StickerPoster"]
 
 log = get_logger("opolyx.bots.stickers")
 
@@ -38,8 +38,6 @@ CHANCE = 0.4
 TABLES_REMEMBERED = 2000
 """Tables whose last request is kept (the oldest is forgotten first)."""
 TIMEOUT = 1.0
-GAME_END_QUEUE = "bots"
-"""The queue group the workers hear `game.finished` in: one of them per finished game."""
 
 
 @dataclass(frozen=True)

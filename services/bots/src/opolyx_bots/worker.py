@@ -33,6 +33,7 @@ from opolyx_contracts.subjects import (
     BOTS_CONSUMER,
     BOTS_DECIDE,
     BOTS_DECISIONS_STREAM,
+    BOTS_QUEUE,
     GAME_FINISHED,
     TABLE_BOT_COMMANDS_ANY,
 )
@@ -49,7 +50,7 @@ from opolyx_service.settings import ServiceSettings
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from pydantic import BaseModel, Field
 
-from opolyx_bots.stickers import GAME_END_QUEUE, StickerPoster
+from opolyx_bots.stickers import StickerPoster
 from opolyx_bots.strategy import choose
 from opolyx_bots.styles import get_style
 
@@ -176,7 +177,7 @@ class BotWorker:
 
         @broker.subscriber(
             GAME_FINISHED,
-            queue=GAME_END_QUEUE,
+            queue=BOTS_QUEUE,  # one worker per finished game
             # The table publishes it to GAMES: the reply subject is the table's stream ack,
             # which only JetStream answers.
             no_reply=True,
