@@ -44,6 +44,9 @@ def uvicorn_config(settings: GatewaySettings, app: Litestar) -> uvicorn.Config:
         # Up to this the gateway reads a message and answers it (too large: a coded reply);
         # past it the server closes the socket with 1009 before buffering more.
         ws_max_size=settings.gateway.max_frame_bytes,
+        # The client's address is the gateway's to read (`trusted_proxies`, admission.py):
+        # uvicorn's own proxy handling believes X-Forwarded-For from any loopback peer.
+        proxy_headers=False,
         log_config=None,
         access_log=False,
         lifespan="on",

@@ -35,6 +35,7 @@ from opolyx_service.runtime import ServiceRuntime
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
+from opolyx_gateway.admission import Admission
 from opolyx_gateway.app_shell import service_worker, service_worker_route
 from opolyx_gateway.auth import (
     AUTH_BAD_NAME,
@@ -123,6 +124,7 @@ class Gateway:
     sign_in_limit: AddressLimit
     metrics: GatewayMetrics
     presence: Presence
+    admission: Admission
     sessions: set[ClientSession] = field(default_factory=set)
 
 
@@ -170,7 +172,9 @@ def _error_response(request: Request[Any, Any, Any], exc: Exception) -> Response
 @post("/api/session", tags=["auth"], summary="Sign in as a guest")
 async def sign_in(data: JSONBody[SignIn], state: State, request: Request[Any, Any, Any]) -> Session:
     gw = _gateway(state)
-    address = request.client.host if request.client else "unknown"
+    address = gw.admission.address_of(
+        request.client.host if request.client else None, request.headers.get("x-forwarded-for")
+    )
     if not gw.sign_in_limit.allow(address):
         raise GatewayError("request/rate_limited", "too many sign-ins; wait a minute")
     name = validate_display_name(data.name)
@@ -334,6 +338,11 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
             AddressLimit(options.sign_ins_per_minute),
             metrics_,
             Presence(upstream),
+            Admission(
+                options.max_sockets_per_address,
+                options.flood_cooldown_seconds,
+                options.trusted_proxies,
+            ),
         )
         gw.presence.start()
         metrics_.watch(gw.sessions, hub.feeds)

@@ -7,6 +7,7 @@ Settings are passed into ``create_app``; nothing reads the environment at import
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from pathlib import Path
 
@@ -51,6 +52,17 @@ class GatewayOptions(BaseModel):
     """Largest websocket message read at all (the server's frame limit): a larger one closes
     the socket with 1009 (message too big) before the gateway sees it, so a client cannot
     make the gateway buffer more than this per socket."""
+    flood_cooldown_seconds: float = Field(default=60.0, ge=0)
+    """After a socket is closed for flooding (1008), its address and its player are refused
+    new sockets this long (closed with 1008 at once), so a flooder cannot reconnect and
+    flood again straight away."""
+    max_sockets_per_address: int = Field(default=32, gt=0)
+    """Open sockets one client address may hold at a time on this instance (players behind
+    one NAT share an address: not too few); the next is closed with 1008."""
+    trusted_proxies: list[str] = Field(default_factory=list)
+    """Addresses or networks (``["10.0.0.0/8"]``) of reverse proxies in front of the gateway:
+    only from these is ``X-Forwarded-For`` believed for the client's address (sign-in limit,
+    socket cap, cool-down). Empty: the peer's address, whatever the header says."""
     auth_timeout_seconds: float = Field(default=10.0, gt=0)
     """A socket that has not sent a valid ``hello`` by then is closed."""
     send_queue_size: int = Field(default=2048, gt=0)
@@ -87,6 +99,11 @@ class GatewayOptions(BaseModel):
                 f"active_key_id {self.active_key_id!r} is not one of the signing keys "
                 f"({', '.join(self.signing_keys)})"
             )
+        for proxy in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(proxy.strip(), strict=False)
+            except ValueError:
+                raise ValueError(f"trusted proxy {proxy!r} is not an address or network") from None
         if self.max_frame_bytes < self.max_message_bytes:
             raise ValueError("max_frame_bytes must be at least max_message_bytes")
         for kid, key in self.signing_keys.items():

@@ -133,6 +133,7 @@ class ClientSession:
     __slots__ = (
         "_expiry",
         "_writer",
+        "address",
         "bucket",
         "chat_rooms",
         "closing",
@@ -161,6 +162,8 @@ class ClientSession:
         self._expiry: asyncio.TimerHandle | None = None
         self.tables: set[str] = set()
         self.chat_rooms: set[str] = set()
+        self.address = "unknown"
+        """The client's address (`admission.py`)."""
 
     # -- Sink ---------------------------------------------------------------
     def push(self, text: str) -> None:
@@ -261,6 +264,8 @@ class ClientSession:
         limit = self.gw.options.max_message_bytes
         if not self.bucket.take():
             if self.refusals.add():
+                player = self.identity.player_id if self.identity is not None else None
+                self.gw.admission.flooded(self.address, player)
                 self.close(CLOSE_FLOODING, "too many messages")
                 return
             await self._reply(
@@ -411,6 +416,11 @@ class ClientSession:
         identity = self.gw.signer.verify(message.token)
         if self.identity is not None and self.identity.player_id != identity.player_id:
             raise AuthError(AUTH_ALREADY_SIGNED_IN, "this socket already belongs to a player")
+        refusal = self.gw.admission.player_refusal(identity.player_id)
+        if refusal is not None:  # the player's last socket was closed for flooding
+            self.push(self._error(message.id, "request/rate_limited", refusal))
+            self.close(CLOSE_FLOODING, refusal)  # after the reply (a later one is dropped)
+            raise GatewayError("request/rate_limited", refusal)
         if self.identity is None:
             self.gw.presence.connected(identity.player_id, identity.name)
         self.identity = identity
@@ -482,4 +492,19 @@ async def websocket_endpoint(socket: WebSocket[Any, Any, Any]) -> None:
         await socket.accept()
         await socket.close(code=CLOSE_TRY_AGAIN, reason="starting; try again soon")
         return
-    await ClientSession(gateway, socket).run()
+    admission = gateway.admission
+    address = admission.address_of(
+        socket.client.host if socket.client else None, socket.headers.get("x-forwarded-for")
+    )
+    refusal = admission.refusal(address)
+    if refusal is not None:
+        await socket.accept()
+        await socket.close(code=CLOSE_FLOODING, reason=refusal)
+        return
+    session = ClientSession(gateway, socket)
+    session.address = address
+    admission.opened(address)
+    try:
+        await session.run()
+    finally:
+        admission.closed(address)
