@@ -14,7 +14,7 @@ from typing import Any
 
 import opolyx_rules
 from opolyx_contracts.client_constants import codes_of, contract_constants, enum_of
-from opolyx_rules import board, modes
+from opolyx_rules import board, cards, modes
 from pydantic_core import to_jsonable_python
 
 from opolyx_gateway import feed, replays, upstream
@@ -74,6 +74,10 @@ def client_constants() -> dict[str, object]:
         "MODES": data["modes"],
         "SQUARES": data["squares"],
         "FORTUNA_NAMES": data["fortuna_names"],
+        # the square an "advance to" card names, so its text names the square as the board does
+        "CARD_SQUARES": {
+            str(c.number): c.advance_to for c in cards.CARDS.values() if c.advance_to is not None
+        },
         "RENT_TAX": rent_tax_schedule(),
         "POT_MODES": [
             name for name, m in modes.MODES.items() if m.features & modes.Feature.FORTUNE_POT

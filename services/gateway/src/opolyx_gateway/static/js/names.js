@@ -1,6 +1,6 @@
 // Names as the player reads them: seats, squares (per mode and language), modes.
 
-import { FORTUNA_NAMES } from "./constants.js";
+import { CARD_SQUARES, FORTUNA_NAMES } from "./constants.js";
 import { has, t } from "./i18n.js";
 import { store } from "./store.js";
 
@@ -50,4 +50,14 @@ export function winnerText(state) {
     return t("ui.end.team_wins", { number: team + 1, names: names.join(", ") });
   }
   return t("ui.end.wins", { name: seatName(state.winner) });
+}
+
+// An event card's text in the page's language (the deck is the same in every mode), else
+// the table's own text. An "advance to" card names its square as this board and language
+// name it (the square comes from the rules' deck, CARD_SQUARES).
+export function cardText(card, mode = store.table?.view?.state?.mode) {
+  const key = `ui.cards.${card.card}`;
+  if (!has(key)) return card.text;
+  const square = CARD_SQUARES[String(card.card)];
+  return t(key, square === undefined ? {} : { square: squareName(square, mode) });
 }

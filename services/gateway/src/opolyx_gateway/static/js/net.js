@@ -34,7 +34,7 @@ export async function signIn(name) {
   });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
-    throw new GatewayError(body.code || "http/" + response.status, body.message || "Sign-in failed");
+    throw new GatewayError(body.code || "http/" + response.status, body.message || "");
   }
   return body;
 }
@@ -47,7 +47,7 @@ export async function renewSession(token) {
   });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
-    throw new GatewayError(body.code || "http/" + response.status, body.message || "Renewal failed");
+    throw new GatewayError(body.code || "http/" + response.status, body.message || "");
   }
   return body;
 }

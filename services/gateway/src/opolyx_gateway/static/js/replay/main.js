@@ -11,7 +11,7 @@ import { GATEWAY_ERRORS } from "../constants.js";
 import { describe } from "../log.js";
 import { $, h, money } from "../dom.js";
 import { initI18n, language, languages, onLanguage, setLanguage, t } from "../i18n.js";
-import { modeName, seatName, squareLabel, squareName, winnerText } from "../names.js";
+import { cardText, modeName, seatName, squareLabel, squareName, winnerText } from "../names.js";
 import { store } from "../store.js";
 import { renderAnalytics } from "./analytics.js";
 import { Timeline } from "./timeline.js";
@@ -35,12 +35,6 @@ function status(text, isError = false) {
   el.textContent = text;
   el.classList.toggle("error", isError);
   el.hidden = !text;
-}
-
-function cardText(number) {
-  const key = `log.cards.${number}`;
-  const text = t(key);
-  return text === key ? String(number) : text;
 }
 
 // The names module reads seats from the watched table: the replay's game is that table.

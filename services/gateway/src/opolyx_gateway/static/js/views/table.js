@@ -8,7 +8,7 @@ import { $, h, money } from "../dom.js";
 import { act, leaveTable } from "../actions.js";
 import { onLanguage, t } from "../i18n.js";
 import { describe } from "../log.js";
-import { seatName, squareLabel, squareName, winnerText } from "../names.js";
+import { cardText, seatName, squareLabel, squareName, winnerText } from "../names.js";
 import { can, legalOf, on, store, wall, worthOf } from "../store.js";
 import { openTradeDialog } from "../trade.js";
 import * as decision from "./decision.js";
@@ -75,14 +75,6 @@ function renderCard(tb) {
   const card = $("#card-drawn");
   card.hidden = !tb.card;
   card.textContent = tb.card ? t("ui.table.card_banner", { name: seatName(tb.card.seat), text: cardText(tb.card) }) : "";
-}
-
-// The card's text in the page's language (the deck is the same in every mode), else the
-// table's own text.
-export function cardText(card) {
-  const key = `ui.cards.${card.card}`;
-  const text = t(key);
-  return text === key ? card.text : text;
 }
 
 // A seated player who is out: a banner says so; the controls are off.
