@@ -254,6 +254,9 @@ class Side:
     loaded_p99: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     nats_cpu: list[float] = field(default_factory=list)
+    cpu_per_command: list[float] = field(default_factory=list)
+    """Table-service CPU seconds per command in the timed window: what a noisy machine
+    (the service given less than a core) changes least."""
     busy: list[int] = field(default_factory=list)
     idle_kb: float | None = None
     active: dict[str, Any] = field(default_factory=dict)
@@ -335,6 +338,7 @@ async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, ind
         driver.recording = False
         elapsed = time.perf_counter() - started
         side.throughput.append(len(driver.latencies) / elapsed)
+        side.cpu_per_command.append(side.cpu[-1] / max(side.throughput[-1], 1e-9))
         side.loaded_p50.append(statistics.median(driver.latencies))
         side.loaded_p99.append(percentile(driver.latencies, 0.99))
         await nc.drain()
@@ -413,6 +417,13 @@ def report(
             f"CPU: table service {statistics.median(side.cpu) * 100:.0f}%, nats-server "
             f"{statistics.median(side.nats_cpu) * 100:.0f}%   service/busy {sum(side.busy)}"
         )
+    for side in sides:
+        print(
+            f"    {side.name:<20} table-service CPU per command "
+            f"{_ms(statistics.median(side.cpu_per_command))}"
+        )
+    cpu_ratio = statistics.median(current.cpu_per_command) / statistics.median(base.cpu_per_command)
+    print(f"    current / baseline CPU per command = {cpu_ratio:.2f}x")
     speedup = statistics.median(current.throughput) / statistics.median(base.throughput)
     print(
         f"    current / baseline = {speedup:.2f}x   target >= "

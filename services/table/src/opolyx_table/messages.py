@@ -2,7 +2,8 @@
 
 Built by validating the rules' JSON forms in one pydantic-core call per message (measured:
 faster than `model_construct`, which runs in Python); parts already built (legal commands,
-stored records) are passed as instances and not validated again.
+stored records) are passed as instances and not validated again. On the command path the
+envelopes are the table's own typed values, set on the model directly (`built`).
 
 Serialised once: after a change, the public view (about 4 KB) is turned into JSON once and
 spliced into the `TableUpdate` and every bot `DecisionRequest` (`encode_with`): the rest of
@@ -18,7 +19,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import opolyx_rules
 import orjson
@@ -50,9 +51,12 @@ from pydantic import BaseModel, TypeAdapter
 from opolyx_table.core import Decision, PlannedBatch, decisions
 from opolyx_table.table import Table
 
+M = TypeVar("M", bound=BaseModel)
+
 __all__ = [
     "Change",
     "StoredEvents",
+    "built",
     "created_event",
     "created_reply",
     "decision_request",
@@ -77,10 +81,28 @@ def encode(message: BaseModel) -> bytes:
     return message.__pydantic_serializer__.to_json(message)
 
 
+def built(cls: type[M], **fields: Any) -> M:
+    """`cls.model_construct(**fields)` for values the table made itself (typed already),
+    set as model_construct sets them, without its Python loop over the model's fields
+    (measured 2.6x faster); fields left out are the ones `encode_with` splices in."""
+    message = cls.__new__(cls)
+    object.__setattr__(message, "__dict__", fields)
+    object.__setattr__(message, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(message, "__pydantic_extra__", None)
+    object.__setattr__(message, "__pydantic_private__", None)
+    return message
+
+
 def encode_with(message: BaseModel, raw: dict[str, bytes]) -> bytes:
     """`message` serialised with the fields named in `raw` taken as already-encoded JSON
-    (`message` is built without them, by `model_construct`)."""
-    head = message.__pydantic_serializer__.to_json(message, exclude=set(raw))
+    (`message` is built without them, by `built` or `model_construct`; serialising with
+    an `exclude` costs 3-4x more, so it is passed only for a field the message holds)."""
+    held = [name for name in raw if name in message.__dict__]
+    head = (
+        message.__pydantic_serializer__.to_json(message, exclude=set(held))
+        if held
+        else message.__pydantic_serializer__.to_json(message)
+    )
     tail = b"".join(b',"' + name.encode() + b'":' + value for name, value in raw.items())
     return head[:-1] + tail + b"}" if head != b"{}" else b"{" + tail[1:] + b"}"
 
@@ -172,24 +194,23 @@ class StoredEvents:
 
 
 def rules_batch(table: Table, first_seq: int, batch: PlannedBatch, write_id: str) -> StoredEvents:
-    """The stored form of a rules batch, serialised once: the envelope is the validated
-    `TableEvents` model; its records are the rules' event JSON with their sequence numbers
-    (tested equal to `events_message`'s model, field for field)."""
+    """The stored form of a rules batch, serialised once: the envelope is the `TableEvents`
+    model; its records are the rules' event JSON with their sequence numbers (tested equal
+    to `events_message`'s validated model, field for field)."""
     last = first_seq + len(batch.events) - 1
-    envelope = TableEvents.model_validate(
-        {
-            "table_id": table.table_id,
-            "source": "rules",
-            "first_seq": first_seq,
-            "last_seq": last,
-            "version": last,
-            "events": [],
-            "command_id": batch.command_id,
-            "command": batch.command,
-            "command_at": batch.at,
-            "at": time.time(),
-            "write_id": write_id,
-        }
+    envelope = built(
+        TableEvents,
+        v=CONTRACT_VERSION,
+        table_id=table.table_id,
+        source="rules",
+        first_seq=first_seq,
+        last_seq=last,
+        version=last,
+        command_id=batch.command_id,
+        command=batch.command,
+        command_at=batch.at,
+        at=time.time(),
+        write_id=write_id,
     )
     to_json, by_autopilot = opolyx_rules.event_to_json, batch.autopilot
     records = orjson.dumps(
@@ -221,17 +242,11 @@ class Change:
             b"["
             + b",".join(
                 encode_with(
-                    # Validated without its legal commands (spliced in): a third of what
-                    # `model_construct` costs, which runs in Python.
-                    PendingDecision.model_validate(
-                        {
-                            "seat": d.seat,
-                            "kind": d.kind,
-                            "deadline_at": None
-                            if d.deadline is None
-                            else table.wall_time(d.deadline),
-                            "legal": [],
-                        }
+                    built(
+                        PendingDecision,
+                        seat=d.seat,
+                        kind=d.kind,
+                        deadline_at=None if d.deadline is None else table.wall_time(d.deadline),
                     ),
                     {"legal": self.legal_json[d.seat]},
                 )
@@ -246,7 +261,8 @@ class Change:
 def table_update(table: Table, stored: list[StoredEvents], change: Change) -> bytes:
     """The encoded `TableUpdate` (view, pending decisions and the stored records spliced
     in, see the module docstring)."""
-    update = TableUpdate.model_construct(
+    update = built(
+        TableUpdate,
         v=CONTRACT_VERSION,
         table_id=table.table_id,
         first_seq=stored[0].first_seq,
@@ -270,7 +286,8 @@ def decision_request(
     table: Table, seat: int, attempt: int, change: Change, partitions: int
 ) -> bytes:
     """The encoded `DecisionRequest` (view and legal commands spliced in)."""
-    request = DecisionRequest.model_construct(
+    request = built(
+        DecisionRequest,
         v=CONTRACT_VERSION,
         table_id=table.table_id,
         seat=seat,
