@@ -10,6 +10,11 @@ renders them for the server and keeps one random password per role in a folder:
 `make run` (scripts/run_local.py) and the test harness (opolyx_testing.nats_server) both call
 `write_nats_auth`, so what runs locally is what the tests run against. Production deployments
 bring their own server configuration and hand each service its credentials as a Secret.
+
+The server configuration holds bcrypt hashes of the passwords, never the passwords: the
+clear text is only in each role's own file (0600), which is all a service is given. The
+cost factor is bcrypt's lowest (4): a password is 256 random bits, so no cost factor makes
+guessing it any harder, while the server pays the cost on every connection.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ __all__ = [
     "CONFIG_NAME",
     "NatsAuthSetup",
     "ServerTls",
+    "bcrypt_hash",
     "ensure_passwords",
     "render_server_config",
     "url_with_credentials",
@@ -36,6 +42,15 @@ __all__ = [
 ]
 
 CONFIG_NAME = "nats-server.conf"
+BCRYPT_COST = 4
+"""See the module's note: random 256-bit passwords need no key stretching."""
+
+
+def bcrypt_hash(password: str) -> str:
+    """The password as nats-server's configuration takes it hashed (``$2b$...``)."""
+    import bcrypt  # only where a server configuration is written (local runs, tests)
+
+    return bcrypt.hashpw(password.encode(), bcrypt.gensalt(BCRYPT_COST)).decode()
 
 
 def ensure_passwords(directory: Path, roles: Iterable[str]) -> dict[str, str]:
@@ -97,6 +112,8 @@ def render_server_config(
 ) -> str:
     """The server's configuration (JSON, which nats-server reads as its own format).
 
+    `passwords` are written as given: bcrypt hashes (`write_nats_auth`), or references the
+    server resolves itself (the NATS chart's ``<< $VAR >>``, deploy/helm/opolyx/README.md).
     Listening address and port stay on the command line (`-a`, `-p`), so one file serves a
     local process and a container alike. With `store_dir`, JetStream is enabled there.
     """
@@ -158,10 +175,12 @@ def write_nats_auth(
     store_dir: Path | None = None,
     tls: ServerTls | None = None,
 ) -> NatsAuthSetup:
-    """Write (or refresh) the server configuration; passwords already there are kept."""
+    """Write (or refresh) the server configuration; passwords already there are kept. The
+    configuration names each password by its bcrypt hash only."""
     passwords = ensure_passwords(directory, roles)
     config_path = directory / CONFIG_NAME
-    text = render_server_config(passwords, roles, store_dir=store_dir, tls=tls)
+    hashed = {role: bcrypt_hash(password) for role, password in passwords.items()}
+    text = render_server_config(hashed, roles, store_dir=store_dir, tls=tls)
     tmp = config_path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as out:
