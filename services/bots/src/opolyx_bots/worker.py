@@ -50,7 +50,7 @@ from opolyx_service.settings import ServiceSettings
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from pydantic import BaseModel, Field
 
-from opolyx_bots.stickers import StickerPoster
+from opolyx_bots.stickers import CHANCE, StickerPoster
 from opolyx_bots.strategy import choose
 from opolyx_bots.styles import get_style
 
@@ -85,6 +85,9 @@ class BotsSection(BaseModel):
     """A request older than this is dropped from the queue (its table has asked again)."""
     queue_max_messages: int = Field(default=100_000, gt=0)
     """The queue's bound when no worker is running (oldest dropped first)."""
+    sticker_chance: float = Field(default=CHANCE, ge=0, le=1)
+    """How often a moment (a good auction, a bankruptcy, the end of a game) gets a bot's
+    sticker in the table's chat; 0 turns bot stickers off everywhere."""
 
 
 class BotsSettings(ServiceSettings):
@@ -129,6 +132,7 @@ class BotWorker:
         self.stickers = StickerPoster(
             lambda body, subject, timeout: broker.request(body, subject, timeout=timeout), self.rng
         )
+        self.stickers.moments.chance = settings.bots.sticker_chance
         self.decisions = Counter(
             "opolyx_bot_decisions", "Decisions sent, by outcome", ["outcome"], registry=registry
         )
