@@ -49,6 +49,7 @@ from opolyx_gateway.auth import (
 from opolyx_gateway.constants import board_and_modes, client_constants, constants_module
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.hub import Hub
+from opolyx_gateway.idempotency import RecentReplies
 from opolyx_gateway.metrics import GatewayMetrics
 from opolyx_gateway.presence import Presence
 from opolyx_gateway.progression_routes import progression_router
@@ -125,6 +126,7 @@ class Gateway:
     metrics: GatewayMetrics
     presence: Presence
     admission: Admission
+    recent: RecentReplies
     sessions: set[ClientSession] = field(default_factory=set)
 
 
@@ -343,6 +345,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
                 options.flood_cooldown_seconds,
                 options.trusted_proxies,
             ),
+            RecentReplies(options.recent_replies_seconds, options.recent_replies),
         )
         gw.presence.start()
         metrics_.watch(gw.sessions, hub.feeds)

@@ -76,6 +76,11 @@ class GatewayOptions(BaseModel):
     max_spectators_per_table: int = Field(default=100, gt=0)
     """Spectators one gateway instance lets watch one table (players are always let in);
     the next one is refused with ``table/too_many_spectators``."""
+    recent_replies: int = Field(default=10_000, gt=0)
+    """Replies to other changing messages (lobby, chat, autopilot) remembered by the
+    player's message id (`idempotency.py`): a retry gets the same reply, runs once."""
+    recent_replies_seconds: float = Field(default=120.0, gt=0)
+    """How long such a reply is remembered."""
     recent_commands: int = Field(default=10_000, gt=0)
     """Table commands remembered by the player's message id: a retry with the same id is
     answered from here (or joins the one still in flight) instead of running twice."""

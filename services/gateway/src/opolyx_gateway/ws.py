@@ -60,6 +60,7 @@ from opolyx_gateway.auth import (
     Identity,
 )
 from opolyx_gateway.errors import GatewayError
+from opolyx_gateway.idempotency import CHANGING_TYPES
 
 if TYPE_CHECKING:
     from opolyx_gateway.app import Gateway
@@ -290,7 +291,11 @@ class ClientSession:
         started = time.perf_counter()
         outcome = "ok"
         try:
-            result = await self._dispatch(message)
+            if self.identity is not None and type(message) in CHANGING_TYPES:
+                # a retry of a lobby or chat change gets the first reply (idempotency.py)
+                result = await self.gw.recent.run(self.identity.player_id, message, self._dispatch)
+            else:
+                result = await self._dispatch(message)
         except AuthError as exc:
             outcome = "refused"
             text = self._error(message.id, exc.code, exc.message)

@@ -1,0 +1,129 @@
+"""Every client message that changes something runs once per message id: a retry (the same
+player, the same id, the same message) within the window gets the first one's reply, and
+one sent again while the first is still running waits for it instead of running twice.
+
+A client resends what it did not see answered when its socket comes back (web client:
+`net.js`), and a lobby ``create`` or a chat post that ran twice is a second room or a
+second message. Table commands have their own, longer memory keyed by command id
+(`upstream.RecentCommands`, and the table's own); this covers the rest: lobby actions that
+change rooms, the autopilot switch, chat posts, mutes, reports and room chat settings.
+
+Kept per gateway instance, in memory, bounded by count and by age: a retry reaches the
+same instance while its socket's address is routed there (a gateway that restarted has
+forgotten; the lobby and chat then see the message again). A refusal that says nothing ran
+("unavailable", "busy", a gateway failure) is forgotten at once, so the retry runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+
+from opolyx_contracts.errors import BUSY, UNAVAILABLE
+from opolyx_contracts.gateway import (
+    ChatMuteRequest,
+    ChatPost,
+    ChatReportRequest,
+    ChatRoomSettingsRequest,
+    ClientMessage,
+    LobbyRequest,
+    ReplyResult,
+    TableAutopilot,
+)
+
+from opolyx_gateway.errors import GatewayError
+
+__all__ = ["CHANGING_TYPES", "LOBBY_CHANGES", "RecentReplies", "changes_something"]
+
+LOBBY_CHANGES = frozenset({"create", "join", "leave", "add_bot", "remove_bot", "kick", "start"})
+"""Lobby actions that change a room (the others only read)."""
+NOTHING_RAN = frozenset({UNAVAILABLE, BUSY, "upstream/bad_reply"})
+"""Refusals after which the message may not have run: a retry asks again."""
+
+Dispatch = Callable[[ClientMessage], Awaitable[ReplyResult]]
+
+
+CHANGING_TYPES: frozenset[type] = frozenset(
+    {
+        LobbyRequest,
+        ChatRoomSettingsRequest,
+        ChatPost,
+        ChatMuteRequest,
+        ChatReportRequest,
+        TableAutopilot,
+    }
+)
+"""Message types some or all of which change something (one set lookup per message on the
+hot path: table commands and pings are not among them)."""
+
+
+def changes_something(message: ClientMessage) -> bool:
+    kind = type(message)
+    if kind not in CHANGING_TYPES:
+        return False
+    if isinstance(message, LobbyRequest):
+        return message.action in LOBBY_CHANGES
+    if isinstance(message, ChatRoomSettingsRequest):
+        return message.spectator_chat is not None or message.bot_stickers is not None
+    return True
+
+
+class RecentReplies:
+    def __init__(self, window_seconds: float, limit: int) -> None:
+        self.window = window_seconds
+        self.limit = limit
+        self._answers: OrderedDict[str, tuple[float, asyncio.Future[ReplyResult]]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    async def run(self, player_id: str, message: ClientMessage, dispatch: Dispatch) -> ReplyResult:
+        """`dispatch(message)`, once per (player, message) within the window (a message
+        that changes nothing is simply dispatched)."""
+        if not changes_something(message):
+            return await dispatch(message)
+        key = _key(player_id, message)
+        now = time.monotonic()
+        self._expire(now)
+        earlier = self._answers.get(key)
+        if earlier is not None:
+            return await asyncio.shield(earlier[1])
+        answer: asyncio.Future[ReplyResult] = asyncio.get_running_loop().create_future()
+        self._answers[key] = (now, answer)
+        if len(self._answers) > self.limit:
+            self._answers.popitem(last=False)
+        try:
+            result = await dispatch(message)
+        except GatewayError as exc:
+            if exc.code in NOTHING_RAN:
+                self._forget(key, answer)
+            answer.set_exception(exc)
+            answer.exception()  # read: a refusal nobody else waited for is no error to log
+            raise
+        except BaseException:
+            self._forget(key, answer)
+            answer.set_exception(GatewayError(UNAVAILABLE, "the request was cut short; retry"))
+            answer.exception()
+            raise
+        answer.set_result(result)
+        return result
+
+    def _forget(self, key: str, answer: asyncio.Future[ReplyResult]) -> None:
+        entry = self._answers.get(key)
+        if entry is not None and entry[1] is answer:
+            del self._answers[key]
+
+    def _expire(self, now: float) -> None:
+        while self._answers:
+            key, (stamp, answer) = next(iter(self._answers.items()))
+            if now - stamp < self.window or not answer.done():
+                return
+            del self._answers[key]
+
+
+def _key(player_id: str, message: ClientMessage) -> str:
+    material = f"{player_id}\x1f{message.model_dump_json()}"
+    return hashlib.blake2b(material.encode(), digest_size=16).hexdigest()
