@@ -75,7 +75,18 @@ class GatewayOptions(BaseModel):
     more than this."""
     max_spectators_per_table: int = Field(default=100, gt=0)
     """Spectators one gateway instance lets watch one table (players are always let in);
-    the next one is refused with ``table/too_many_spectators``."""
+    the next one is refused with ``table/too_many_spectators``.
+
+    Per instance on purpose, so the cluster-wide bound is this times the gateway instances.
+    What a spectator costs is paid only by the gateway holding its socket: the table sends
+    one update per batch to NATS however many watch, NATS delivers it once per gateway that
+    follows the table (one feed per table per instance, `hub.py`), and the serialising,
+    fan-out and socket writes happen in that gateway; a spectator's resume reads are
+    budgeted per socket (`replay_events_per_second`). A shared counter (a KV key per table
+    and instance, watched by every gateway) would make the number exact cluster-wide at
+    a write per watch and unwatch and a watcher in every gateway, and protect nothing this
+    cap does not. Private rooms are not a matter of this cap: watching their game needs
+    membership or the invite."""
     recent_replies: int = Field(default=10_000, gt=0)
     """Replies to other changing messages (lobby, chat, autopilot) remembered by the
     player's message id (`idempotency.py`): a retry gets the same reply, runs once."""
