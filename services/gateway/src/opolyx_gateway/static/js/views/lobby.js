@@ -23,7 +23,8 @@ function roomChatSettings(roomId, changes = {}) {
     try {
       chatSettings = await store.conn.request("chat.settings", { room: roomId, ...changes });
     } catch (err) {
-      toast(errorText(err));
+      // a read that fails (no chat service) leaves the defaults shown; a change says why
+      if (Object.keys(changes).length) toast(errorText(err));
     }
     if (store.room && store.room.room_id === roomId) renderRoom();
   });
