@@ -39,6 +39,7 @@ from opolyx_contracts.table import (
 )
 from opolyx_gateway import create_app
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
+from opolyx_gateway.ws import with_channels
 from opolyx_rules import new_game, public_view
 from opolyx_service.connection import ensure_stream
 from opolyx_service.settings import NatsSettings
@@ -293,7 +294,7 @@ async def serve_gateway(
     """The gateway on a real uvicorn (websockets included) on a free loopback port; the
     test's own connection (`RunningGateway.nc`, fake tables and lobby) uses `test_nats_url`."""
     config = uvicorn.Config(
-        create_app(settings),
+        with_channels(create_app(settings)),  # as `opolyx-gateway` serves it
         host="127.0.0.1",
         port=0,
         ws="websockets-sansio",

@@ -19,6 +19,7 @@ from opolyx_service.runtime import ServiceRuntime, run_service
 from opolyx_gateway.app import create_app
 from opolyx_gateway.gc_policy import keep_long_lived_objects_frozen
 from opolyx_gateway.settings import GatewaySettings
+from opolyx_gateway.ws import with_channels
 
 
 class _Server(uvicorn.Server):
@@ -31,7 +32,7 @@ class _Server(uvicorn.Server):
 
 def uvicorn_config(settings: GatewaySettings, app: Litestar) -> uvicorn.Config:
     return uvicorn.Config(
-        app,
+        with_channels(app),
         host=settings.http.host,
         port=settings.http.port,
         ws="websockets-sansio",

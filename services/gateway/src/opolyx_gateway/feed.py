@@ -40,6 +40,7 @@ from opolyx_gateway.pushes import (
     UpdateHeader,
     encode_state,
     events_push,
+    read_update_header,
     seats_of,
     state_from_update,
     state_from_view,
@@ -136,7 +137,7 @@ class TableFeed:
     async def _on_update(self, msg: Msg) -> None:
         try:
             raw = msg.data.decode()
-            header = UpdateHeader.model_validate_json(raw)
+            header = read_update_header(raw)
         except (ValidationError, UnicodeDecodeError) as exc:
             log.warning("unreadable update of table %s: %s", self.table_id, exc)
             return

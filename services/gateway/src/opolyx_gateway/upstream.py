@@ -80,6 +80,8 @@ RETRIED_CODES = frozenset({BUSY, NOT_OWNER})
 (as is "no responders", a table between instances)."""
 FIRST_BACKOFF = 0.005
 """Seconds before the first retry; doubled (with jitter) each time."""
+COMMAND_SUBJECTS_REMEMBERED = 10_000
+"""Tables whose command subject is kept (past it the memory starts again: a bound)."""
 FORGOTTEN_CODES = frozenset({UNAVAILABLE, BAD_REPLY, *RETRIED_CODES})
 """Outcomes not remembered for a retry: the retry asks the table again (which knows the
 command id if the first one did reach it)."""
@@ -178,6 +180,17 @@ class Upstream:
         self.tracing = tracing
         self._on_retry = on_retry
         self.recent = RecentCommands(recent_commands)
+        self._command_subjects: dict[str, str] = {}
+        """`subjects.table_command` by table id: its token check and partition hash cost
+        2.9 us, a dictionary lookup 0.3 us (CPU time), and a table is sent many commands."""
+
+    def _command_subject(self, table_id: str) -> str:
+        subject = self._command_subjects.get(table_id)
+        if subject is None:
+            if len(self._command_subjects) >= COMMAND_SUBJECTS_REMEMBERED:
+                self._command_subjects.clear()
+            subject = self._command_subjects[table_id] = subjects.table_command(table_id)
+        return subject
 
     async def _request(self, subject: str, body: bytes, what: str, timeout: float) -> bytes:
         if not self.tracing:
@@ -250,7 +263,7 @@ class Upstream:
             command=command,
             expected_version=expected_version,
         ).model_dump_json(exclude_none=True)
-        subject = subjects.table_command(table_id)
+        subject = self._command_subject(table_id)
         deadline = time.monotonic() + self.timeout
         backoff = FIRST_BACKOFF
         while True:

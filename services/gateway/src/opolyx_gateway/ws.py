@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine, Generator
+from typing import TYPE_CHECKING, Any, cast
 
 from litestar import WebSocket, websocket
+from litestar.enums import ScopeType
 from litestar.exceptions import WebSocketDisconnect
+from litestar.types import ASGIApp, Receive, Scope, Send, WebSocketSendEvent
 from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON, ErrorBody
 from opolyx_contracts.gateway import (
     GATEWAY_PROTOCOL,
@@ -49,7 +53,7 @@ from opolyx_contracts.gateway import (
     TableWatch,
     client_message_adapter,
 )
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError, create_model
 from pydantic_core import from_json
 
 from opolyx_gateway.auth import (
@@ -65,7 +69,7 @@ from opolyx_gateway.idempotency import CHANGING_TYPES
 if TYPE_CHECKING:
     from opolyx_gateway.app import Gateway
 
-__all__ = ["ClientSession", "TokenBucket", "websocket_endpoint"]
+__all__ = ["ClientSession", "TokenBucket", "websocket_endpoint", "with_channels"]
 
 log = logging.getLogger("opolyx.gateway.ws")
 
@@ -128,11 +132,57 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+ASGI_CHANNELS = "opolyx.asgi_channels"
+"""Scope key of the server's own ASGI receive and send for a websocket (`with_channels`)."""
+
+
+def with_channels(app: ASGIApp) -> ASGIApp:
+    """`app` with each websocket's scope carrying the server's own receive and send.
+
+    Litestar hands its websocket handlers both wrapped: five Python frames per message sent
+    (``send_text``, ``send_data``, the socket's state check, the app's ``before_send`` hook
+    runner, the exception middleware's response-started check), all of them for HTTP or for
+    state `ClientSession` keeps itself. After the handshake (through Litestar), a session
+    talks to the server's own channels: 3 sends and 1 receive per table command."""
+
+    async def app_with_channels(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == ScopeType.WEBSOCKET:
+            scope[ASGI_CHANNELS] = (receive, send)  # type: ignore[literal-required]
+        await app(scope, receive, send)
+
+    return app_with_channels
+
+
+def _text_frame(text: str) -> WebSocketSendEvent:
+    return {"type": "websocket.send", "bytes": None, "text": text}
+
+
+class _Unfinished:
+    """A send started by hand (`ClientSession._send_now`) that had to wait: awaiting this
+    finishes it as a task would have, from the future it is waiting for."""
+
+    __slots__ = ("sending", "waiting")
+
+    def __init__(self, sending: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self.sending = sending
+        self.waiting = waiting
+
+    def __await__(self) -> Generator[Any, None, None]:
+        try:
+            yield self.waiting  # the task waits for it, as for any future a coroutine awaits
+        except BaseException:
+            self.sending.close()
+            raise
+        yield from self.sending.__await__()
+
+
 class ClientSession:
     """A connected websocket, as the hub sees it (a ``Sink``)."""
 
     __slots__ = (
         "_expiry",
+        "_receive",
+        "_send",
         "_writer",
         "address",
         "bucket",
@@ -150,6 +200,8 @@ class ClientSession:
     def __init__(self, gateway: Gateway, socket: WebSocket[Any, Any, Any]) -> None:
         self.gw = gateway
         self.socket = socket
+        channels: tuple[Receive, Send] | None = socket.scope.get(ASGI_CHANNELS)  # type: ignore[assignment]
+        self._receive, self._send = channels or (socket.receive, socket.send)
         self.identity: Identity | None = None
         self.out: deque[str] = deque()
         self._writer: asyncio.Task[None] | None = None
@@ -174,9 +226,31 @@ class ClientSession:
             self.out.clear()
             self.close(CLOSE_TOO_SLOW, "too slow to receive updates; reconnect to resume")
             return
+        if self._writer is None and not self.out:
+            waiting = self._send_now(text)
+            if waiting is None:
+                return
+            self._writer = asyncio.create_task(self._write(waiting))
+            return
         self.out.append(text)
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
+
+    def _send_now(self, text: str) -> _Unfinished | None:
+        """Start sending `text` at once, without a task: the server's send returns without
+        waiting while the socket's transport takes writes (the common case; a writer task
+        per push cost 4 us more, two pushes per command). The send left waiting (a slow
+        reader, the transport paused) is returned for the writer task to finish."""
+        sending = cast(Coroutine[Any, Any, None], self._send(_text_frame(text)))
+        try:
+            waiting = sending.send(None)
+        except StopIteration:
+            return None
+        except (WebSocketDisconnect, RuntimeError, OSError) as exc:
+            log.debug("socket gone while writing: %r", exc)
+            self.close(1006, "gone")
+            return None
+        return _Unfinished(sending, waiting)
 
     def close(self, code: int, reason: str) -> None:
         """Close after what is queued (an auth refusal, say) has been written."""
@@ -185,10 +259,12 @@ class ClientSession:
             if self._writer is None:
                 self._writer = asyncio.create_task(self._write())
 
-    async def _write(self) -> None:
+    async def _write(self, unfinished: _Unfinished | None = None) -> None:
         try:
+            if unfinished is not None:
+                await unfinished
             while self.out:
-                await self.socket.send_text(self.out.popleft())
+                await self._send(_text_frame(self.out.popleft()))
             if self.closing is not None:
                 code, reason = self.closing
                 await self.socket.close(code=code, reason=reason)
@@ -201,14 +277,14 @@ class ClientSession:
     async def _reply(self, text: str) -> None:
         if self._writer is None and not self.out and self.closing is None:
             try:
-                await self.socket.send_text(text)
+                await self._send(_text_frame(text))
             except (WebSocketDisconnect, RuntimeError, OSError):
                 self.close(1006, "gone")
             return
         self.push(text)
 
     def _ok(self, msg_id: str | int | None, data: ReplyResult) -> str:
-        return OkReply(id=msg_id, data=data).model_dump_json()
+        return _ok_reply_of(type(data))(id=msg_id, data=data).model_dump_json()
 
     def _error(self, msg_id: str | int | None, code: str, message: str) -> str:
         return ErrorReply(id=msg_id, error=ErrorBody(code=code, message=message)).model_dump_json()
@@ -243,9 +319,9 @@ class ClientSession:
             try:
                 if self.identity is None:
                     async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
-                        event = await self.socket.receive()
+                        event = await self._receive()
                 else:
-                    event = await self.socket.receive()
+                    event = await self._receive()
             except TimeoutError:
                 self.push(
                     self._error(None, AUTH_REQUIRED, "send hello with your session token first")
@@ -451,6 +527,17 @@ class ClientSession:
             self._error(None, AUTH_EXPIRED_TOKEN, "the session token has expired; sign in again")
         )
         self.close(CLOSE_UNAUTHORIZED, AUTH_EXPIRED_TOKEN)
+
+
+@functools.cache
+def _ok_reply_of(result: type[BaseModel]) -> type[OkReply]:
+    """`OkReply` with `data` typed as `result` alone: the same JSON, but built and written
+    without trying the thirteen results of the `ReplyResult` union in turn (about half the
+    cost of every reply: 6.5 -> 4.2 us for a table.cmd reply, measured in CPU time)."""
+    narrowed: type[OkReply] = create_model(
+        f"OkReply[{result.__name__}]", __base__=OkReply, data=(result, ...)
+    )
+    return narrowed
 
 
 _LEADING_ID = re.compile(r'\s*\{\s*"id"\s*:\s*("(?:[^"\\]|\\.){0,128}"|-?\d{1,30})\s*[,}]')
