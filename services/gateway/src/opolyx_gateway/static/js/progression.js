@@ -3,7 +3,7 @@
 // session token; a refusal rejects with a GatewayError carrying the server's code.
 
 import { GatewayError } from "./net.js";
-import { emit, store } from "./store.js";
+import { emit, on, store } from "./store.js";
 
 async function call(method, path) {
   const token = store.session && store.session.token;
@@ -24,9 +24,37 @@ export const leaderboard = (scope = "weekly") =>
   call("GET", `/api/leaderboard?scope=${encodeURIComponent(scope)}`);
 export const gameCredit = (tableId) => call("GET", `/api/me/games/${encodeURIComponent(tableId)}`);
 
-// Follows change what several views show (profile, chat name menus): they hear "follows".
+// Whom the signed-in player follows, for views that mark names (the table's players): read
+// once per session, then kept up to date by setFollowing. `null` until it was read.
+let followed = null;
+let reading = null;
+on("session", () => { followed = null; reading = null; });
+
+// Whether the player follows `playerId`: true/false, or null while not known yet (the first
+// call reads the list; "follows" is heard once it is known).
+export function followsNow(playerId) {
+  if (followed) return followed.has(playerId);
+  if (!reading && store.session) {
+    const session = store.session;
+    reading = following().then((reply) => {
+      if (store.session !== session) return;
+      followed = new Set(reply.players.map((p) => p.player_id));
+      emit("follows", {});
+    }).catch(() => { // no progression service: no follow buttons; ask again later
+      setTimeout(() => { if (store.session === session) reading = null; }, 30_000);
+    });
+  }
+  return null;
+}
+
+// Follows change what several views show (profile, chat name menus, the table's players):
+// they hear "follows".
 export async function setFollowing(playerId, follow) {
   const reply = await call(follow ? "PUT" : "DELETE", `/api/me/following/${encodeURIComponent(playerId)}`);
+  if (followed) {
+    if (reply.following) followed.add(playerId);
+    else followed.delete(playerId);
+  }
   emit("follows", { playerId, following: reply.following });
   return reply;
 }

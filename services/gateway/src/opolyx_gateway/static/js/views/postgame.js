@@ -1,11 +1,12 @@
 // The post-game panel, inside the results dialog: what the finished game paid this player
-// (XP, any level-up, cards won, missions completed), or why it paid nothing. Progression
-// credits a game moments after it ends, so the panel asks again until it is credited.
+// (XP, any level-up, cards won, missions completed), or why it paid nothing, and where the
+// player's missions stand after it (progress bars). Progression credits a game moments after
+// it ends, so the panel asks again until it is credited, then reads the missions once.
 
 import { $, h } from "../dom.js";
 import { onLanguage, t } from "../i18n.js";
 import { squareName } from "../names.js";
-import { gameCredit } from "../progression.js";
+import { gameCredit, missions } from "../progression.js";
 import { on, store } from "../store.js";
 
 const ASK_EVERY_MS = 1500;
@@ -13,6 +14,8 @@ const ASKS = 20; // about half a minute, then the panel says it is still countin
 
 let panel = null;
 const credits = new Map(); // table id -> the credit once known (null while pending)
+const standings = new Map(); // table id -> the player's missions read after its credit
+const NO_XP = { flagged: "social.postgame.flagged", practice: "social.postgame.practice" };
 const asking = new Set();
 
 function render(tableId) {
@@ -24,7 +27,7 @@ function render(tableId) {
   const parts = [h("h3", {}, t("social.postgame.title"))];
   if (!credit.paid) {
     parts.push(h("p.postgame-none", { dataset: { reason: credit.reason } },
-      t(credit.reason === "flagged" ? "social.postgame.flagged" : "social.postgame.too_short")));
+      t(NO_XP[credit.reason] || "social.postgame.too_short")));
   } else {
     parts.push(h("p.postgame-xp", { dataset: { xp: credit.xp + credit.mission_xp } },
       h("strong", {}, t("social.postgame.xp", { xp: credit.xp })),
@@ -41,6 +44,15 @@ function render(tableId) {
     parts.push(h("p", {}, t("social.postgame.missions")), h("ul.postgame-missions", {},
       credit.missions_completed.map((m) => h("li", {}, t(`social.missions.${m}`)))));
   }
+  const standing = standings.get(tableId);
+  if (credit.paid && standing && standing.missions.length) {
+    parts.push(h("p", {}, t("social.postgame.mission_progress")), h("ul.postgame-progress", {},
+      standing.missions.map((m) => h(`li${m.completed ? ".done" : ""}`, { dataset: { mission: m.mission_id, progress: m.progress } },
+        h("span.mission-name", {}, t(`social.missions.${m.mission_id}`)), " ",
+        h("progress", { max: m.goal, value: Math.min(m.progress, m.goal), "aria-label": t(`social.missions.${m.mission_id}`) }), " ",
+        h("span.muted", {}, m.completed ? t("social.missions.done")
+          : t("social.missions.progress", { progress: m.progress, goal: m.goal }))))));
+  }
   panel.replaceChildren(...parts);
 }
 
@@ -53,6 +65,7 @@ async function ask(tableId) {
         const reply = await gameCredit(tableId);
         if (reply.status === "credited") {
           credits.set(tableId, reply.credit);
+          if (reply.credit.paid) standings.set(tableId, await missions().catch(() => null));
           break;
         }
       } catch {

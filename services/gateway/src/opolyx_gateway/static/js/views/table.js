@@ -5,10 +5,11 @@
 import { Board } from "../board.js";
 import { COMMAND_TYPES as C, DECISION_KINDS as K } from "../constants.js";
 import { $, h, money } from "../dom.js";
-import { act, leaveTable } from "../actions.js";
+import { act, fail, leaveTable } from "../actions.js";
 import { onLanguage, t } from "../i18n.js";
 import { describe } from "../log.js";
 import { cardText, seatName, squareLabel, squareName, winnerText } from "../names.js";
+import { followsNow, setFollowing } from "../progression.js";
 import { can, legalOf, on, store, wall, worthOf } from "../store.js";
 import { openTradeDialog } from "../trade.js";
 import * as decision from "./decision.js";
@@ -58,9 +59,44 @@ function renderPlayers(tb) {
     return h(`li${s.seat === state.current_seat && !state.finished ? ".turn-now" : ""}${s.out ? ".out" : ""}`,
       { dataset: { seat: s.seat } },
       h(`span.dot.c${s.seat}`),
-      h("span", {}, h("span", {}, seatName(s.seat)), h("br"), h("span.meta", {}, meta.join(" · "))),
+      h("span", {}, h("span", {}, seatName(s.seat)), " ",
+        h("span.follow-slot", { dataset: { seat: s.seat } }, followButton(tb.view.seats[s.seat])),
+        h("br"), h("span.meta", {}, meta.join(" · "))),
       h("span.cash", { "aria-label": t("ui.players.cash_label", { amount: money(s.cash) }) }, money(s.cash)));
   }));
+}
+
+// Follow (or stop following) another human player from their seat; none for oneself, for
+// bots, signed out, or while whom the player follows is not known yet.
+function followButton(info) {
+  const me = store.session && store.session.player_id;
+  if (!info || info.bot || !me || info.player_id === me) return null;
+  const following = followsNow(info.player_id);
+  if (following === null) return null;
+  const name = info.name || info.player_id;
+  return h("button.link.follow", {
+    type: "button", dataset: { follow: info.player_id }, "aria-pressed": String(following),
+    "aria-label": t(following ? "social.follows.unfollow_name" : "social.follows.follow_name", { name }),
+    onclick: async (ev) => {
+      ev.currentTarget.disabled = true;
+      try {
+        await setFollowing(info.player_id, !following); // "follows" draws the list again
+      } catch (err) {
+        fail(err);
+        refreshFollowButtons();
+      }
+    },
+  }, t(following ? "social.follows.followed" : "social.follows.follow"));
+}
+
+// The buttons only (a follow changes nothing else in the list, nor the autopilot's badges).
+function refreshFollowButtons() {
+  const tb = store.table;
+  if (!tb || !tb.view) return;
+  for (const slot of document.querySelectorAll("#players .follow-slot")) {
+    const button = followButton(tb.view.seats[Number(slot.dataset.seat)]);
+    slot.replaceChildren(...(button ? [button] : []));
+  }
 }
 
 function renderDice(state) {
@@ -149,6 +185,7 @@ export function mount() {
   decision.mount(render);
   dialogs.mount();
   on("table", (tb) => { if (tb === store.table) render(); });
+  on("follows", refreshFollowButtons);
   on("screen", (screen) => {
     if (screen !== "table") dialogs.closeAll();
   });
