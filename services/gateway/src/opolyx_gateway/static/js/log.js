@@ -27,10 +27,21 @@ export function reasonText(reason) {
   return has(key) ? t(key) : String(reason || "").replaceAll("_", " ");
 }
 
+// The events of whole turns: a log that starts partway through the game (replayed from a
+// late point, or trimmed in a long one) drops what comes before its first turn, so its
+// oldest line is not half a story (a payment whose card was drawn before the window).
+function wholeTurns(events) {
+  const first = events.findIndex((e) => e.type === E.TURN_STARTED);
+  return first > 0 ? events.slice(first) : events;
+}
+
 // Turns a list of events into log entries {text, kind, link?}. `ctx` names seats, squares
-// and cards (seatName, squareName, cardText) and gives the table's id (tableId).
-export function describe(events, ctx) {
+// and cards (seatName, squareName, cardText) and gives the table's id (tableId); with
+// `ctx.partial` the events start partway through the game and the oldest line says so.
+export function describe(allEvents, ctx) {
   const lines = [];
+  const events = ctx.partial ? wholeTurns(allEvents) : allEvents;
+  if (ctx.partial) lines.push({ text: t("log.earlier"), kind: "earlier" });
   // lines that come from what the autopilot did for a seat are marked as its
   let byAutopilot = false;
   const add = lines.push.bind(lines);

@@ -66,11 +66,12 @@ export function setMyGame(tableId) {
 
 // A table's state on this page: `view` is the last table.state push (state, pending, seats),
 // `events` the recent raw events (the log is described from them in the current language),
-// `card` the event card on show ({seat, card, text}) until the next turn.
+// `card` the event card on show ({seat, card, text}) until the next turn; `partial` says the
+// events start partway through the game (the log then starts at a turn and says so).
 export function newTable(id, since) {
   const table = {
     id, seq: since ?? 0, seat: null, view: null, events: [], card: null, endShown: false,
-    resumeFrom: since, skew: 0, offset: null,
+    resumeFrom: since, skew: 0, offset: null, partial: false,
   };
   store.tables.set(id, table);
   return table;
@@ -120,7 +121,10 @@ function tableEvents(tableId, seq, records) {
   const t = store.tables.get(tableId);
   if (!t) return;
   // what the autopilot played for a seat keeps its mark (the log says so)
-  const events = records.filter((r) => r.seq > t.seq).map((r) => (r.autopilot ? { ...r.event, by_autopilot: true } : r.event));
+  const fresh = records.filter((r) => r.seq > t.seq);
+  const events = fresh.map((r) => (r.autopilot ? { ...r.event, by_autopilot: true } : r.event));
+  // a log replayed from the middle of the game (a return, a finished game) starts partway
+  if (!t.events.length && fresh.length && fresh[0].seq > 1) t.partial = true;
   t.seq = Math.max(t.seq, seq);
   t.resumeFrom = t.seq;
   if (!events.length) return;
@@ -130,7 +134,10 @@ function tableEvents(tableId, seq, records) {
     if (e.type === E.TURN_STARTED || e.type === E.DICE_ROLLED) t.card = null;
   }
   t.events.push(...events);
-  if (t.events.length > LOG_EVENTS) t.events.splice(0, t.events.length - LOG_EVENTS);
+  if (t.events.length > LOG_EVENTS) {
+    t.events.splice(0, t.events.length - LOG_EVENTS);
+    t.partial = true;
+  }
   if (t.view) emit("table", t);
 }
 

@@ -123,7 +123,7 @@ function renderOut(tb) {
 }
 
 function renderLog(tb) {
-  const ctx = { seatName, squareName, cardText, tableId: tb.id, winnerText: () => winnerText(tb.view.state) };
+  const ctx = { seatName, squareName, cardText, tableId: tb.id, partial: tb.partial, winnerText: () => winnerText(tb.view.state) };
   const lines = describe(tb.events, ctx).slice(-LOG_LIMIT);
   $("#log").replaceChildren(...lines.reverse().map((line) =>
     h(`li${line.kind ? "." + line.kind : ""}`, {}, line.link

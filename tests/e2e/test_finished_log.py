@@ -1,0 +1,72 @@
+"""The log of a long finished game, watched afterwards, reads correctly. A spectator's page
+re-watches only the last 150 events of a finished game, so its log begins partway: it must
+begin at a turn (not with half of one: a payment whose card was drawn before the window)
+and say that earlier moves are not shown, every line must be a sentence of the catalogue,
+and it must end with the winner.
+
+The game is a real one: a Blitz table of one player and two bots, the player resigns, and
+the bots (at once, since no person is left) play it to the end."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .client_steps import poll, sign_in, start_game_with_bots, wait_for_my_roll
+from .conftest import DESKTOP, PageWatch
+
+FINISH_S = 300.0
+REPLAYED = 150  # the client's LOG_REPLAY: events re-watched when a page comes to a game
+
+
+def test_a_long_finished_game_reads_from_a_turn_to_the_winner(pages: PageWatch) -> None:
+    player = pages.open(DESKTOP)
+    player.on("dialog", lambda dialog: dialog.accept())
+    sign_in(player, "Rhea")
+    start_game_with_bots(player, bots=2, mode="blitz")
+    table_id = player.evaluate("window.opolyx.app.table.id")
+    wait_for_my_roll(player)
+    player.click("#resign")
+    poll(player, "window.opolyx.app.table.view.state.finished", FINISH_S)
+    last_seq = int(player.evaluate("window.opolyx.app.table.view.seq"))
+    assert last_seq > 2 * REPLAYED, "the game is too short to test a partial log"
+
+    viewer = pages.open(DESKTOP, path=f"/?watch={table_id}")
+    viewer.fill("#signin-name", "Vera")
+    viewer.click("#signin-go")
+    expect(viewer.locator("#view-table")).to_be_visible()
+    poll(viewer, "window.opolyx.app.table && window.opolyx.app.table.view")
+    poll(viewer, f"window.opolyx.app.table.seq >= {last_seq}")
+    got = viewer.evaluate(
+        """async () => {
+          const { EVENT_TYPES } = await import('/js/constants.js');
+          const names = await import('/js/names.js');
+          const t = window.opolyx.app.table;
+          return {
+            events: t.events.length,
+            partial: t.partial,
+            winner: names.winnerText(t.view.state),
+            // whose turn the log's first whole turn is
+            first: names.seatName(t.events.find((e) => e.type === EVENT_TYPES.TURN_STARTED).seat),
+            lines: [...document.querySelectorAll('#log li')].map((li) => ({
+              kind: li.className, text: li.textContent.trim() })),
+            types: Object.values(EVENT_TYPES).map((type) => type.replaceAll('_', ' ')),
+          };
+        }"""
+    )
+    assert got["partial"] and got["events"] <= REPLAYED
+    lines = got["lines"]  # newest first, as the page shows them
+    texts = [line["text"] for line in lines]
+    # it begins by saying so, and what follows is the start of a turn: that player's move
+    assert lines[-1] == {"kind": "earlier", "text": "Earlier moves are not shown here."}
+    assert texts[-2].startswith(got["first"]), (got["first"], texts[-6:])
+    # it ends with the winner (the seed's fairness link comes last of all)
+    assert got["winner"] in texts[:3], texts[:3]
+    assert any(line["kind"] == "win" for line in lines[:3])
+    # every line is a sentence: no key, no placeholder, no event type spelled as a fallback
+    for text in texts:
+        assert text and "{" not in text and not re.search(r"\b(log|ui|app)\.[a-z]", text), text
+        assert text not in got["types"], text
+    assert len(texts) > 20
+    expect(viewer.locator("#end-dialog")).to_be_visible()
