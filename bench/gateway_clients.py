@@ -8,6 +8,7 @@ drives both sides. Every client connects without permessage-deflate, as the floo
 
     python bench/gateway_clients.py --role echo --nats URL         # the floor's responder
     python bench/gateway_clients.py --role bare --nats URL --port P  # the floor's server
+    python bench/gateway_clients.py --role table-stub --nats URL   # a table that only answers
 """
 
 from __future__ import annotations
@@ -211,6 +212,137 @@ async def run_echo_responder(nats_url: str) -> None:
     await asyncio.Event().wait()
 
 
+async def run_table_stub(nats_url: str) -> None:
+    """A stand-in for the table service that costs next to nothing: it accepts every
+    command at once (no rules, no storage) and publishes the `TableUpdate` a real table
+    would (same models, same size: the starting view, the next seat to roll), so the
+    gateway's command path is what a saturation run measures, not the table's.
+    Two seats per table, taking turns to roll."""
+    import uuid
+
+    import nats
+    from opolyx_contracts import subjects
+    from opolyx_contracts.envelope import error_reply
+    from opolyx_contracts.errors import BAD_REQUEST
+    from opolyx_contracts.game import DiceRolled, Roll, TurnStarted
+    from opolyx_contracts.table import (
+        CommandAccepted,
+        CreateTable,
+        EventRecord,
+        PendingDecision,
+        PublicView,
+        SeatPresence,
+        SeatStatus,
+        TableCommand,
+        TableCreated,
+        TableUpdate,
+        TableView,
+    )
+    from opolyx_rules import new_game, public_view
+
+    nc = await nats.connect(nats_url)
+    start = PublicView.model_validate(public_view(new_game("classic", 2, 1)))
+    tables: dict[str, dict[str, Any]] = {}
+
+    def state(table: dict[str, Any]) -> tuple[PublicView, list[PendingDecision]]:
+        seat = table["turn"]
+        view = start.model_copy(
+            update={"current_seat": seat, "pending": {"kind": "roll", "seat": seat}}
+        )
+        legal = [Roll(seat=seat)]
+        return view, [PendingDecision(seat=seat, kind="roll", deadline_at=None, legal=legal)]
+
+    async def create(msg: Any) -> None:
+        try:
+            request = CreateTable.model_validate_json(msg.data)
+        except ValueError:  # the bench's "are you up" probe
+            await msg.respond(
+                error_reply(BAD_REQUEST, "not a CreateTable").model_dump_json().encode()
+            )
+            return
+        table_id = uuid.uuid4().hex[:16]
+        tables[table_id] = {"seats": request.seats, "seq": 1, "turn": 0}
+        created = TableCreated(
+            table_id=table_id,
+            partition=subjects.table_partition(table_id),
+            command_subject=subjects.table_command(table_id),
+            view_subject=subjects.table_view(table_id),
+            events_subject=subjects.table_events(table_id),
+            seed_commitment="0" * 64,
+            seq=1,
+        )
+        await msg.respond(created.model_dump_json().encode())
+
+    async def view(msg: Any) -> None:
+        table_id = msg.subject.split(".")[-2]
+        table = tables[table_id]
+        public, pending = state(table)
+        answer = TableView(
+            table_id=table_id,
+            seq=table["seq"],
+            version=table["seq"],
+            state=public,
+            seats=table["seats"],
+            pending=pending,
+            seed_commitment="0" * 64,
+        )
+        await msg.respond(answer.model_dump_json().encode())
+
+    async def command(msg: Any) -> None:
+        table_id = msg.subject.split(".")[-2]
+        table = tables[table_id]
+        request = TableCommand.model_validate_json(msg.data)
+        seat = table["turn"]
+        if request.player_id != table["seats"][seat].player_id:
+            await msg.respond(
+                error_reply("seat/not_yours", "not your turn").model_dump_json().encode()
+            )
+            return
+        first = table["seq"] + 1
+        table["seq"] += 2
+        table["turn"] = 1 - seat
+        public, pending = state(table)
+        dice = DiceRolled(
+            seat=seat, white=(1, 2), third=None, doubles=0, roll_again=False, x_jump=False
+        )
+        events = [
+            EventRecord(seq=first, version=first, event=dice),
+            EventRecord(
+                seq=first + 1,
+                version=first + 1,
+                event=TurnStarted(seat=1 - seat, round=1, deadline=75.0),
+            ),
+        ]
+        await msg.respond(
+            CommandAccepted(seq=first + 1, version=first + 1, events=2).model_dump_json().encode()
+        )
+        update = TableUpdate(
+            table_id=table_id,
+            first_seq=first,
+            last_seq=first + 1,
+            version=first + 1,
+            events=events,
+            view=public,
+            pending=pending,
+            at=time.time(),
+        )
+        await nc.publish(subjects.table_update(table_id), update.model_dump_json().encode())
+
+    async def seat(msg: Any) -> None:
+        report = SeatPresence.model_validate_json(msg.data)
+        table = tables[msg.subject.split(".")[-2]]
+        index = next(i for i, s in enumerate(table["seats"]) if s.player_id == report.player_id)
+        status = SeatStatus(seat=index, away=False, autopilot=False, chosen=False)
+        await msg.respond(status.model_dump_json().encode())
+
+    await nc.subscribe(subjects.TABLE_CREATE, cb=create)
+    await nc.subscribe(f"{subjects.PREFIX}.table.*.*.view", cb=view)
+    await nc.subscribe(f"{subjects.PREFIX}.table.*.*.cmd", cb=command)
+    await nc.subscribe(f"{subjects.PREFIX}.table.*.*.seat", cb=seat)
+    await nc.flush()
+    await asyncio.Event().wait()
+
+
 def run_bare_server(nats_url: str, port: int) -> None:
     """A websocket server that only forwards each message as a NATS request and relays
     the answer: the floor under any gateway."""
@@ -257,12 +389,14 @@ def run_bare_server(nats_url: str, port: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="a server role of the gateway benchmark")
-    parser.add_argument("--role", choices=["echo", "bare"], required=True)
+    parser.add_argument("--role", choices=["echo", "bare", "table-stub"], required=True)
     parser.add_argument("--nats", required=True)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     if args.role == "echo":
         asyncio.run(run_echo_responder(args.nats))
+    elif args.role == "table-stub":
+        asyncio.run(run_table_stub(args.nats))
     else:
         run_bare_server(args.nats, args.port)
 
