@@ -9,6 +9,7 @@ import pytest
 from opolyx_rules import (
     MODES,
     BusPending,
+    Command,
     Feature,
     JackpotPending,
     OfferTrade,
@@ -24,7 +25,8 @@ from opolyx_rules import (
     with_fields,
 )
 from opolyx_rules.events import POT, Transfer
-from opolyx_rules.state import Script
+from opolyx_rules.simulate import play_game
+from opolyx_rules.state import Script, State
 from story import Table, game, owned, transfers
 
 
@@ -82,6 +84,27 @@ def test_the_simple_policy_always_sends_a_legal_command(mode: str) -> None:
         assert command in legal_commands(state, seat)
         now += 1.0
         state, _ = apply(state, command, now)
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_simulate_plays_the_simple_policy_unchecked_with_the_same_game(mode: str) -> None:
+    """``simulate`` carries out the simple policy's commands without their guards
+    (``engine.perform``); the same policy behind a wrapper is checked like any other
+    caller's, and the game is the same, event for event."""
+
+    def checked(state: State, seat: int) -> Command:
+        return simple_policy(state, seat)
+
+    unchecked = play_game(mode, 4, 5, keep_events=True)
+    guarded = play_game(mode, 4, 5, [checked] * 4, keep_events=True)
+    assert guarded.events == unchecked.events and len(unchecked.events) > 300
+    assert state_to_json(guarded.state) == state_to_json(unchecked.state)
+    assert (guarded.commands, guarded.player_turns) == (unchecked.commands, unchecked.player_turns)
+
+
+def test_legal_commands_and_the_simple_policy_share_prebuilt_commands() -> None:
+    state = new_game("classic", 2, 1, first_seat=0)
+    assert simple_policy(state, 0) is legal_commands(state, 0)[0]
 
 
 def test_the_simple_policy_turns_down_every_offer() -> None:

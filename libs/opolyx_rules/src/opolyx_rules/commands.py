@@ -5,9 +5,13 @@ Each command is a small immutable value with a JSON form ``{"seat": 0, "type": "
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from itertools import combinations
 from typing import Any, NamedTuple
 
+from .board import BOARD_SIZE
 from .errors import RulesError
+from .modes import MAX_SEATS
 from .values import compare_by_type
 
 
@@ -76,9 +80,13 @@ class JackpotDecline(NamedTuple):
     seat: int
 
 
+#: the moves a Bus face offers (R19): the sum of the white dice, or one of them
+BUS_MOVES: tuple[str, ...] = ("sum", "first", "second")
+
+
 class ChooseBus(NamedTuple):
     seat: int
-    move: str  # "sum" | "first" | "second"
+    move: str  # one of BUS_MOVES
 
 
 class Teleport(NamedTuple):
@@ -128,7 +136,8 @@ class Timeout(NamedTuple):
     """Not a seat's choice: the earliest due deadline fires (R16)."""
 
 
-Command = (
+#: every command a seat sends (all but the timeout)
+SeatCommand = (
     Roll
     | Buy
     | Decline
@@ -150,8 +159,8 @@ Command = (
     | AcceptOffer
     | RejectOffer
     | CancelOffer
-    | Timeout
 )
+Command = SeatCommand | Timeout
 
 COMMAND_TYPES: dict[str, type[Any]] = {
     "roll": Roll,
@@ -241,3 +250,69 @@ def command_from_json(data: Any) -> Command:
 
 
 compare_by_type(COMMAND_TYPES.values())
+
+
+# -- prebuilt commands ---------------------------------------------------------------------
+
+#: the bets a Jackpot offers (R14): one, two or three distinct numbers, in this order
+JACKPOT_CHOICES: tuple[tuple[int, ...], ...] = tuple(
+    combo for size in (1, 2, 3) for combo in combinations(range(1, 7), size)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatCommands:
+    """Every command of one seat that has no open-ended field, built once.
+
+    Commands are immutable values, so ``legal_commands`` and the simple policy hand out
+    these shared ones: building a command costs more than checking its guard or choosing
+    it, and both run on every decision of every game."""
+
+    roll: Roll
+    pay_bail: PayBail
+    buy: Buy
+    decline: Decline
+    bid: Bid
+    pass_: Pass
+    pay: Pay
+    bankrupt: DeclareBankruptcy
+    resign: Resign
+    #: every bet (``JACKPOT_CHOICES`` order), then the decline
+    jackpot: tuple[JackpotBet | JackpotDecline, ...]
+    jackpot_decline: JackpotDecline
+    #: per ``BUS_MOVES``
+    bus: tuple[ChooseBus, ...]
+    #: per board square
+    build: tuple[Build, ...]
+    sell: tuple[Sell, ...]
+    mortgage: tuple[Mortgage, ...]
+    unmortgage: tuple[Unmortgage, ...]
+    teleport: tuple[Teleport, ...]
+
+
+def _seat_commands(seat: int) -> SeatCommands:
+    squares = range(BOARD_SIZE)
+    decline_jackpot = JackpotDecline(seat)
+    return SeatCommands(
+        roll=Roll(seat),
+        pay_bail=PayBail(seat),
+        buy=Buy(seat),
+        decline=Decline(seat),
+        bid=Bid(seat),
+        pass_=Pass(seat),
+        pay=Pay(seat),
+        bankrupt=DeclareBankruptcy(seat),
+        resign=Resign(seat),
+        jackpot=(*(JackpotBet(seat, numbers) for numbers in JACKPOT_CHOICES), decline_jackpot),
+        jackpot_decline=decline_jackpot,
+        bus=tuple(ChooseBus(seat, move) for move in BUS_MOVES),
+        build=tuple(Build(seat, sq) for sq in squares),
+        sell=tuple(Sell(seat, sq) for sq in squares),
+        mortgage=tuple(Mortgage(seat, sq) for sq in squares),
+        unmortgage=tuple(Unmortgage(seat, sq) for sq in squares),
+        teleport=tuple(Teleport(seat, sq) for sq in squares),
+    )
+
+
+#: per seat (up to the largest table): its prebuilt commands
+SEAT_COMMANDS: tuple[SeatCommands, ...] = tuple(_seat_commands(seat) for seat in range(MAX_SEATS))

@@ -36,6 +36,7 @@ from .commands import (
     RejectOffer,
     Resign,
     Roll,
+    SeatCommand,
     Sell,
     Teleport,
     Timeout,
@@ -202,6 +203,17 @@ def apply_on_draft(ctx: Ctx, command: Command, now: float) -> list[Event]:
     return ctx.events
 
 
+def perform(ctx: Ctx, command: SeatCommand) -> None:
+    """Carry out a seat's command that is known to be allowed, without checking it: for
+    commands the library chose itself (``simulate`` playing the simple policy, whose
+    every command is one of ``legal_commands``, tested). Everything from outside the
+    library goes through ``apply`` and its guards. The game must be running."""
+    seat = command.seat
+    if ctx.s.seats[seat].missed_turns:
+        ctx.emit(SeatActed, seat)
+    ACTIONS[type(command)](ctx, *command)
+
+
 def decide(state: State, command: Command, now: float) -> list[Event]:
     return apply(state, command, now)[1]
 
@@ -317,6 +329,7 @@ def _dispatch(ctx: Ctx, command: Command) -> None:
     refusal = guard(s, *command)
     if refusal is not None:
         raise refusal.error()
+    # The rest is ``perform``, written out: this runs for every command from outside.
     if st.missed_turns:
         ctx.emit(SeatActed, seat)
     action(ctx, *command)

@@ -93,21 +93,26 @@ def apply_in_place(s: Draft, event: Event) -> None:
     HANDLERS[type(event)](s, event)
 
 
-def _set_seat(s: Draft, seat: SeatState) -> None:
-    seats = list(s.seats)
-    seats[seat.seat] = seat
-    s.seats = tuple(seats)
-
+# Every handler reads its event by position only, never by field name: ``Ctx.emit`` hands
+# it the plain tuple of the fields it builds the event from. Unpacking a plain tuple is
+# one fast step; reading a field of a NamedTuple (by name, by index or by unpacking) takes
+# Python's slow general path, several times the cost, on every event of every game.
 
 #: builds a NamedTuple from a tuple of all its fields: for the seats and decisions the
-#: handlers of every turn build (``_replace`` costs five times more, the constructor half
-#: again as much, counted in instructions)
+#: handlers build (``_replace`` costs three times more, the constructor twice as much,
+#: counted in instructions)
 _tuple_new = tuple.__new__
+
+
+def _set_seat(s: Draft, seat: SeatState) -> None:
+    seats = list(s.seats)
+    seats[seat[0]] = seat
+    s.seats = tuple(seats)
 
 
 def _set_prop(s: Draft, prop: PropState) -> None:
     props = list(s.props)
-    props[PROPERTY_SLOT[prop.square]] = prop
+    props[PROPERTY_SLOT[prop[0]]] = prop
     s.props = tuple(props)
 
 
@@ -115,29 +120,30 @@ def _prop(s: Draft, square: int) -> PropState:
     return s.props[PROPERTY_SLOT[square]]
 
 
-def _clear_pending(s: Draft, event: Any) -> None:
+def _clear_pending(s: Draft, e: Any) -> None:
     s.pending = None
 
 
-def _nothing(s: Draft, event: Any) -> None:
+def _nothing(s: Draft, e: Any) -> None:
     """Events that only inform (the state already says it all)."""
-
-
-# The handlers of the events of every turn unpack them (cheaper than reading fields by name).
 
 
 def _transfer(s: Draft, e: Transfer) -> None:
     frm, to, amount, _ = e
     if frm >= 0 or to >= 0:
         # Money moves in most commands: the changed seats are built directly (cash is
-        # field 1 of SeatState).
+        # field 1 of SeatState; unpacking all fields costs less than slicing them).
         seats = list(s.seats)
         if frm >= 0:
-            st = seats[frm]
-            seats[frm] = _tuple_new(SeatState, (st[0], st[1] - amount, *st[2:]))
+            seat, cash, position, in_jail, rolls, out, order, missed, team = seats[frm]
+            seats[frm] = _tuple_new(
+                SeatState, (seat, cash - amount, position, in_jail, rolls, out, order, missed, team)
+            )
         if to >= 0:
-            st = seats[to]
-            seats[to] = _tuple_new(SeatState, (st[0], st[1] + amount, *st[2:]))
+            seat, cash, position, in_jail, rolls, out, order, missed, team = seats[to]
+            seats[to] = _tuple_new(
+                SeatState, (seat, cash + amount, position, in_jail, rolls, out, order, missed, team)
+            )
         s.seats = tuple(seats)
     if frm == POT:
         s.pot -= amount
@@ -164,8 +170,9 @@ def _turn_started(s: Draft, e: TurnStarted) -> None:
 
 
 def _roll_offered(s: Draft, e: RollOffered) -> None:
-    s.pending = _tuple_new(RollPending, e)  # the same fields: seat, deadline
-    s.turn_deadline = e.deadline
+    seat, deadline = e
+    s.pending = _tuple_new(RollPending, (seat, deadline))
+    s.turn_deadline = deadline
     s.roll_again = False
 
 
@@ -181,10 +188,10 @@ def _dice_rolled(s: Draft, e: DiceRolled) -> None:
 
 
 def _moved(s: Draft, e: Moved) -> None:
-    seat, _, to, _, how = e
+    moved, _, to, _, how = e
     seats = list(s.seats)
-    st = seats[seat]
-    seats[seat] = _tuple_new(SeatState, (st[0], st[1], to, *st[3:]))  # position: field 2
+    seat, cash, _, in_jail, rolls, out, order, missed, team = seats[moved]
+    seats[moved] = _tuple_new(SeatState, (seat, cash, to, in_jail, rolls, out, order, missed, team))
     s.seats = tuple(seats)
     if how == _JUMP:
         s.x_jump = False
@@ -199,46 +206,48 @@ def _jump_skipped(s: Draft, e: JumpSkipped) -> None:
 
 
 def _buy_offered(s: Draft, e: BuyOffered) -> None:
-    s.pending = BuyPending(e.seat, e.deadline, e.square)
+    seat, square, deadline = e
+    s.pending = _tuple_new(BuyPending, (seat, deadline, square))
 
 
 def _property_bought(s: Draft, e: PropertyBought) -> None:
-    _set_prop(s, _prop(s, e.square)._replace(owner=e.seat))
+    seat, square, _ = e
+    _set_prop(s, _prop(s, square)._replace(owner=seat))
     s.pending = None
 
 
 def _auction_started(s: Draft, e: AuctionStarted) -> None:
+    square, decliner, order, bidder, minimum, deadline = e
     s.pending = AuctionPending(
-        e.bidder, e.deadline, e.square, e.decliner, e.order, 0, None, e.minimum, frozenset()
+        bidder, deadline, square, decliner, order, 0, None, minimum, frozenset()
     )
 
 
 def _auction_bid(s: Draft, e: AuctionBid) -> None:
+    seat, amount, next_bidder, minimum, deadline = e
     auction = s.pending
     assert isinstance(auction, AuctionPending)
     s.pending = auction._replace(
-        seat=e.next_bidder,
-        deadline=e.deadline,
-        bid=e.amount,
-        leader=e.seat,
-        minimum=e.minimum,
+        seat=next_bidder, deadline=deadline, bid=amount, leader=seat, minimum=minimum
     )
 
 
 def _auction_passed(s: Draft, e: AuctionPassed) -> None:
+    seat, _, next_bidder, deadline = e
     auction = s.pending
     assert isinstance(auction, AuctionPending)
     s.pending = auction._replace(
-        seat=e.next_bidder,
-        deadline=e.deadline,
-        leader=None if e.seat == auction.leader else auction.leader,
-        passed=auction.passed | {e.seat},
+        seat=next_bidder,
+        deadline=deadline,
+        leader=None if seat == auction.leader else auction.leader,
+        passed=auction.passed | {seat},
     )
 
 
 def _auction_ended(s: Draft, e: AuctionEnded) -> None:
-    if e.winner is not None:
-        _set_prop(s, _prop(s, e.square)._replace(owner=e.winner))
+    square, winner, _ = e
+    if winner is not None:
+        _set_prop(s, _prop(s, square)._replace(owner=winner))
     s.pending = None
 
 
@@ -254,7 +263,8 @@ def _payment_required(s: Draft, e: PaymentRequired) -> None:
 
 
 def _jackpot_offered(s: Draft, e: JackpotOffered) -> None:
-    s.pending = JackpotPending(e.seat, e.deadline)
+    seat, deadline = e
+    s.pending = JackpotPending(seat, deadline)
 
 
 def _jackpot_played(s: Draft, e: JackpotPlayed) -> None:
@@ -263,100 +273,107 @@ def _jackpot_played(s: Draft, e: JackpotPlayed) -> None:
 
 
 def _bus_offered(s: Draft, e: BusOffered) -> None:
-    s.pending = BusPending(e.seat, e.deadline)
+    seat, deadline = e
+    s.pending = BusPending(seat, deadline)
 
 
 def _teleport_offered(s: Draft, e: TeleportOffered) -> None:
-    s.pending = TeleportPending(e.seat, e.deadline)
+    seat, deadline = e
+    s.pending = TeleportPending(seat, deadline)
 
 
 def _teleported(s: Draft, e: Teleported) -> None:
-    _set_seat(s, s.seats[e.seat]._replace(position=e.square))
+    seat, square, _ = e
+    _set_seat(s, s.seats[seat]._replace(position=square))
     s.pending = None
 
 
 def _card_drawn(s: Draft, e: CardDrawn) -> None:
+    _, card, _, _ = e
     _, reshuffled, s.rng, s.script = draw_card(s.rng, s.script, s.drawn_cards)
-    s.drawn_cards = (0 if reshuffled else s.drawn_cards) | (1 << e.card)
-    s.last_card = e.card
+    s.drawn_cards = (0 if reshuffled else s.drawn_cards) | (1 << card)
+    s.last_card = card
 
 
 def _sent_to_jail(s: Draft, e: SentToJail) -> None:
-    _set_seat(s, s.seats[e.seat]._replace(position=JAIL, in_jail=True, jail_rolls=0))
+    seat, _ = e
+    _set_seat(s, s.seats[seat]._replace(position=JAIL, in_jail=True, jail_rolls=0))
     s.roll_again = False
     s.x_jump = False
     s.pending = None
 
 
 def _left_jail(s: Draft, e: LeftJail) -> None:
-    _set_seat(s, s.seats[e.seat]._replace(in_jail=False, jail_rolls=0))
+    seat, _ = e
+    _set_seat(s, s.seats[seat]._replace(in_jail=False, jail_rolls=0))
 
 
 def _jail_roll_failed(s: Draft, e: JailRollFailed) -> None:
-    _set_seat(s, s.seats[e.seat]._replace(jail_rolls=e.attempts))
+    seat, attempts = e
+    _set_seat(s, s.seats[seat]._replace(jail_rolls=attempts))
     s.pending = None
 
 
 def _building_built(s: Draft, e: BuildingBuilt) -> None:
-    _set_prop(s, _prop(s, e.square)._replace(buildings=e.buildings))
-    s.built = s.built | {e.square}
+    _, square, buildings = e
+    _set_prop(s, _prop(s, square)._replace(buildings=buildings))
+    s.built = s.built | {square}
 
 
 def _building_sold(s: Draft, e: BuildingSold) -> None:
-    _set_prop(s, _prop(s, e.square)._replace(buildings=e.buildings))
+    _, square, buildings = e
+    _set_prop(s, _prop(s, square)._replace(buildings=buildings))
 
 
 def _property_mortgaged(s: Draft, e: PropertyMortgaged) -> None:
-    _set_prop(s, _prop(s, e.square)._replace(mortgaged=True, mortgaged_round=s.round))
+    _, square = e
+    _set_prop(s, _prop(s, square)._replace(mortgaged=True, mortgaged_round=s.round))
 
 
 def _mortgage_lifted(s: Draft, e: MortgageLifted) -> None:
-    _set_prop(s, _prop(s, e.square)._replace(mortgaged=False, mortgaged_round=0))
+    _, square = e
+    _set_prop(s, _prop(s, square)._replace(mortgaged=False, mortgaged_round=0))
 
 
 def _mortgage_expired(s: Draft, e: MortgageExpired) -> None:
-    _set_prop(s, PropState(square=e.square))
+    _, square = e
+    _set_prop(s, PropState(square=square))
 
 
 def _offer_made(s: Draft, e: OfferMade) -> None:
-    offer = Offer(
-        e.offer,
-        e.frm,
-        e.to,
-        e.give_cash,
-        e.give_squares,
-        e.take_cash,
-        e.take_squares,
-        e.deadline,
-    )
-    s.offers = (*s.offers, offer)
+    # The same fields in the same order: id, frm, to, the terms, deadline.
+    s.offers = (*s.offers, Offer(*e))
     s.offers_made += 1
 
 
 def _offer_closed(s: Draft, e: OfferClosed) -> None:
-    s.offers = tuple(o for o in s.offers if o.id != e.offer)
+    offer_id, _ = e
+    s.offers = tuple(o for o in s.offers if o.id != offer_id)
 
 
 def _property_transferred(s: Draft, e: PropertyTransferred) -> None:
-    _set_prop(s, _prop(s, e.square)._replace(owner=e.to))
+    _, to, square = e
+    _set_prop(s, _prop(s, square)._replace(owner=to))
 
 
 def _turn_skipped(s: Draft, e: TurnSkipped) -> None:
-    _set_seat(s, s.seats[e.seat]._replace(missed_turns=e.missed_turns))
+    seat, missed_turns = e
+    _set_seat(s, s.seats[seat]._replace(missed_turns=missed_turns))
     s.pending = None
 
 
 def _seat_acted(s: Draft, e: SeatActed) -> None:
-    _set_seat(s, s.seats[e.seat]._replace(missed_turns=0))
+    (seat,) = e
+    _set_seat(s, s.seats[seat]._replace(missed_turns=0))
 
 
 def _seat_went_out(s: Draft, e: SeatWentOut) -> None:
+    seat, _, heir = e
     s.out_count += 1
-    _set_seat(s, s.seats[e.seat]._replace(out=True, out_order=s.out_count, in_jail=False))
-    heir = e.heir
+    _set_seat(s, s.seats[seat]._replace(out=True, out_order=s.out_count, in_jail=False))
     s.props = tuple(
         (p._replace(owner=heir) if heir is not None else PropState(square=p.square))
-        if p.owner == e.seat
+        if p.owner == seat
         else p
         for p in s.props
     )
@@ -369,10 +386,11 @@ def _turn_ended(s: Draft, e: TurnEnded) -> None:
 
 
 def _game_finished(s: Draft, e: GameFinished) -> None:
+    winner, placement, reason, _ = e
     s.finished = True
-    s.winner = e.winner
-    s.placement = e.placement
-    s.finish_reason = e.reason
+    s.winner = winner
+    s.placement = placement
+    s.finish_reason = reason
     s.pending = None
     s.offers = ()
 

@@ -15,6 +15,7 @@ from . import management, trade
 from .assets import liquidation_value
 from .board import BOARD_SIZE, SQUARES
 from .commands import (
+    BUS_MOVES,
     AcceptOffer,
     Bid,
     Build,
@@ -51,7 +52,6 @@ from .state import (
 
 Guard = Callable[..., Refusal | None]
 
-BUS_MOVES: tuple[str, ...] = ("sum", "first", "second")
 _PRICE = per_square("funds/insufficient", "the price is {price}")
 _NOT_IN_JAIL = Refusal("jail/not_in_jail", "you are not in jail")
 _BAD_NUMBERS = Refusal(

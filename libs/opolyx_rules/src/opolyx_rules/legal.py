@@ -9,35 +9,16 @@ Resigning is always possible for a seat still in the game and is listed last.
 
 from __future__ import annotations
 
-from itertools import combinations
-
 from . import guards
 from .board import BOARD_SIZE
 from .commands import (
+    SEAT_COMMANDS,
     AcceptOffer,
-    Bid,
-    Build,
-    Buy,
     CancelOffer,
-    ChooseBus,
     Command,
-    DeclareBankruptcy,
-    Decline,
-    JackpotBet,
-    JackpotDecline,
-    Mortgage,
-    Pass,
-    Pay,
-    PayBail,
     RejectOffer,
-    Resign,
-    Roll,
-    Sell,
-    Teleport,
-    Unmortgage,
 )
 from .management import check_build, check_mortgage, check_sell, check_unmortgage, window
-from .modes import MAX_SEATS
 from .state import (
     AuctionPending,
     BusPending,
@@ -50,72 +31,44 @@ from .state import (
 )
 from .trade import check_answer, check_cancel
 
-JACKPOT_CHOICES: tuple[tuple[int, ...], ...] = tuple(
-    combo for size in (1, 2, 3) for combo in combinations(range(1, 7), size)
-)
-
-# Commands are immutable values, so the lists share prebuilt ones: building a command
-# costs more than checking its guard, and this runs on every decision of every game.
-_SEATS = range(MAX_SEATS)
-_ROLL = tuple(Roll(seat) for seat in _SEATS)
-_PAY_BAIL = tuple(PayBail(seat) for seat in _SEATS)
-_BUY = tuple(Buy(seat) for seat in _SEATS)
-_DECLINE = tuple(Decline(seat) for seat in _SEATS)
-_BID = tuple(Bid(seat) for seat in _SEATS)
-_PASS = tuple(Pass(seat) for seat in _SEATS)
-_PAY = tuple(Pay(seat) for seat in _SEATS)
-_BANKRUPT = tuple(DeclareBankruptcy(seat) for seat in _SEATS)
-_RESIGN = tuple(Resign(seat) for seat in _SEATS)
-_JACKPOT: tuple[tuple[Command, ...], ...] = tuple(
-    (*(JackpotBet(seat, numbers) for numbers in JACKPOT_CHOICES), JackpotDecline(seat))
-    for seat in _SEATS
-)
-_BUS = tuple(tuple(ChooseBus(seat, move) for move in guards.BUS_MOVES) for seat in _SEATS)
-_BUILD = tuple(tuple(Build(seat, sq) for sq in range(BOARD_SIZE)) for seat in _SEATS)
-_SELL = tuple(tuple(Sell(seat, sq) for sq in range(BOARD_SIZE)) for seat in _SEATS)
-_MORTGAGE = tuple(tuple(Mortgage(seat, sq) for sq in range(BOARD_SIZE)) for seat in _SEATS)
-_UNMORTGAGE = tuple(tuple(Unmortgage(seat, sq) for sq in range(BOARD_SIZE)) for seat in _SEATS)
-
 
 def legal_commands(state: State, seat: int) -> list[Command]:
     if state.finished or not 0 <= seat < len(state.seats) or state.seats[seat].out:
         return []
     out: list[Command] = []
+    # The lists share prebuilt commands (``commands.SEAT_COMMANDS``).
+    mine = SEAT_COMMANDS[seat]
     pending = state.pending
     kind = type(pending) if pending is not None and pending.seat == seat else None
     if kind is RollPending:
-        out.append(_ROLL[seat])
+        out.append(mine.roll)
         if guards.check_pay_bail(state, seat) is None:
-            out.append(_PAY_BAIL[seat])
+            out.append(mine.pay_bail)
     elif kind is BuyPending:
         if guards.check_buy(state, seat) is None:
-            out.append(_BUY[seat])
-        out.append(_DECLINE[seat])
+            out.append(mine.buy)
+        out.append(mine.decline)
     elif kind is AuctionPending:
         if guards.check_bid(state, seat) is None:
-            out.append(_BID[seat])
-        out.append(_PASS[seat])
+            out.append(mine.bid)
+        out.append(mine.pass_)
     elif kind is PaymentPending:
         if guards.check_pay(state, seat) is None:
-            out.append(_PAY[seat])
+            out.append(mine.pay)
         elif guards.check_bankrupt(state, seat) is None:
-            out.append(_BANKRUPT[seat])
+            out.append(mine.bankrupt)
     elif kind is JackpotPending:
-        out.extend(_JACKPOT[seat])
+        out.extend(mine.jackpot)
     elif kind is BusPending:
-        out.extend(_BUS[seat])
+        out.extend(mine.bus)
     elif kind is TeleportPending:
         # Options run forward from the square the player stands on; the first is the
         # one a timeout takes (R16, R23.5).
         here = state.seats[seat].position
-        out.extend(Teleport(seat, (here + k) % BOARD_SIZE) for k in range(BOARD_SIZE))
+        teleport = mine.teleport
+        out.extend(teleport[(here + k) % BOARD_SIZE] for k in range(BOARD_SIZE))
     if window(state, seat) is not None:
-        build, sell, mortgage, unmortgage = (
-            _BUILD[seat],
-            _SELL[seat],
-            _MORTGAGE[seat],
-            _UNMORTGAGE[seat],
-        )
+        build, sell, mortgage, unmortgage = mine.build, mine.sell, mine.mortgage, mine.unmortgage
         for p in state.props:
             if p.owner != seat:
                 continue
@@ -135,5 +88,5 @@ def legal_commands(state: State, seat: int) -> list[Command]:
             out.append(RejectOffer(seat, offer.id))
         elif offer.frm == seat and check_cancel(state, seat, offer.id) is None:
             out.append(CancelOffer(seat, offer.id))
-    out.append(_RESIGN[seat])
+    out.append(mine.resign)
     return out

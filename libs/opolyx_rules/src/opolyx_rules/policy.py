@@ -10,26 +10,9 @@ from __future__ import annotations
 
 from .assets import liquidation_value
 from .board import GROUP_SQUARES, SQUARES, STREET_GROUPS
-from .commands import (
-    Bid,
-    Build,
-    Buy,
-    ChooseBus,
-    Command,
-    DeclareBankruptcy,
-    Decline,
-    JackpotDecline,
-    Mortgage,
-    Pass,
-    Pay,
-    RejectOffer,
-    Roll,
-    Sell,
-    Teleport,
-)
+from .commands import SEAT_COMMANDS, Build, Mortgage, RejectOffer, SeatCommand, Sell, Teleport
 from .holdings import holdings
 from .management import check_build, mortgageable_squares, sellable_squares
-from .modes import MAX_SEATS
 from .state import (
     AuctionPending,
     BusPending,
@@ -54,23 +37,12 @@ _GROUPS: tuple[tuple[tuple[int, ...], int], ...] = tuple(
 #: below this cash the policy builds nowhere (the cheapest building, plus twice the reserve)
 _RICH = RESERVE * 2 + min(cost for _, cost in _GROUPS)
 
-# The policy's fixed answers, built once per seat (it answers every decision of a
-# simulated game, and building a command costs more than choosing it).
-_SEATS = range(MAX_SEATS)
-_ROLL = tuple(Roll(seat) for seat in _SEATS)
-_BUY = tuple(Buy(seat) for seat in _SEATS)
-_DECLINE = tuple(Decline(seat) for seat in _SEATS)
-_BID = tuple(Bid(seat) for seat in _SEATS)
-_PASS = tuple(Pass(seat) for seat in _SEATS)
-_PAY = tuple(Pay(seat) for seat in _SEATS)
-_BANKRUPT = tuple(DeclareBankruptcy(seat) for seat in _SEATS)
-_JACKPOT_DECLINE = tuple(JackpotDecline(seat) for seat in _SEATS)
-_BUS_SUM = tuple(ChooseBus(seat, "sum") for seat in _SEATS)
 
-
-def simple_policy(state: State, seat: int) -> Command:
+def simple_policy(state: State, seat: int) -> SeatCommand:
     """The simple policy's command for ``seat``, which must be awaited (see module
-    docstring); always one of ``legal_commands(state, seat)``."""
+    docstring); always one of ``legal_commands(state, seat)``. Its fixed answers are the
+    prebuilt commands (``commands.SEAT_COMMANDS``): it answers every decision of a
+    simulated game, and building a command costs more than choosing it."""
     if state.offers:
         for offer in state.offers:
             if offer.to == seat:
@@ -80,30 +52,34 @@ def simple_policy(state: State, seat: int) -> Command:
         raise ValueError(f"no decision pending for seat {seat}")
     cash = state.seats[seat].cash
     kind = type(pending)
+    # The two most common decisions first, their usual answer without a call.
     if kind is RollPending:
+        if cash < _RICH:
+            return SEAT_COMMANDS[seat].roll
         return _build_or_roll(state, seat, cash)
     if isinstance(pending, PaymentPending):
-        return _pay(state, seat, cash, pending.amount)
+        if cash >= pending.amount:
+            return SEAT_COMMANDS[seat].pay
+        return _raise_or_give_up(state, seat, pending.amount)
     if isinstance(pending, BuyPending):
-        return _BUY[seat] if cash >= SQUARES[pending.square].price else _DECLINE[seat]
+        buy = cash >= SQUARES[pending.square].price
+        return SEAT_COMMANDS[seat].buy if buy else SEAT_COMMANDS[seat].decline
     if isinstance(pending, AuctionPending):
         minimum = pending.minimum
         worth_it = minimum <= SQUARES[pending.square].price and cash - minimum >= RESERVE
-        return _BID[seat] if worth_it else _PASS[seat]
+        return SEAT_COMMANDS[seat].bid if worth_it else SEAT_COMMANDS[seat].pass_
     if kind is JackpotPending:
-        return _JACKPOT_DECLINE[seat]
+        return SEAT_COMMANDS[seat].jackpot_decline
     if kind is BusPending:
-        return _BUS_SUM[seat]
+        return SEAT_COMMANDS[seat].bus[0]  # the sum of the dice
     if kind is TeleportPending:
         unowned = [p.square for p in state.props if p.owner is None]
         return Teleport(seat, unowned[0] if unowned else 0)
     raise ValueError(f"unknown decision {pending!r}")
 
 
-def _build_or_roll(state: State, seat: int, cash: int) -> Command:
+def _build_or_roll(state: State, seat: int, cash: int) -> SeatCommand:
     """Raise the first buildable street of a whole group while rich, else roll."""
-    if cash < _RICH:
-        return _ROLL[seat]
     holders = holdings(state.props).holder
     if seat in holders:
         # The street groups come first in ``holder`` (then dealer and utility, not built on).
@@ -112,14 +88,14 @@ def _build_or_roll(state: State, seat: int, cash: int) -> Command:
                 for square in squares:
                     if check_build(state, seat, square) is None:
                         return Build(seat, square)
-    return _ROLL[seat]
+    return SEAT_COMMANDS[seat].roll
 
 
-def _pay(state: State, seat: int, cash: int, amount: int) -> Command:
-    if cash >= amount:
-        return _PAY[seat]
+def _raise_or_give_up(state: State, seat: int, amount: int) -> SeatCommand:
+    """Short of cash for a payment: sell or mortgage the cheapest first, or go bankrupt
+    when everything would not cover it."""
     if liquidation_value(state, seat) < amount:
-        return _BANKRUPT[seat]
+        return SEAT_COMMANDS[seat].bankrupt
     sellable = sellable_squares(state, seat)
     if sellable:
         return Sell(seat, min(sellable, key=lambda q: SQUARES[q].building_cost))
