@@ -254,6 +254,8 @@ async def bench(args: argparse.Namespace) -> None:
             "OPOLYX_HTTP__PORT": str(port),
             "OPOLYX_LOG__LEVEL": "WARNING",
             "OPOLYX_GATEWAY__SIGN_INS_PER_MINUTE": "10000",  # the bench signs in from one address
+            # and opens every socket from it (sides without the cap ignore the setting)
+            "OPOLYX_GATEWAY__MAX_SOCKETS_PER_ADDRESS": "100000",
         }
         if args.gateway_src:
             env["PYTHONPATH"] = os.pathsep.join(
