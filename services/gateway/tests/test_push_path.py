@@ -135,3 +135,18 @@ async def test_a_paused_socket_that_falls_too_far_behind_is_closed() -> None:
     with pytest.raises(asyncio.CancelledError):
         await writer
     assert transport.sent == []
+
+
+async def test_a_push_that_fails_closes_its_socket_and_not_the_callers_loop() -> None:
+    transport = Transport()
+
+    async def broken(message: dict[str, Any]) -> None:
+        raise ValueError("the server's send failed")
+
+    transport.send = broken  # type: ignore[method-assign]
+    session = a_session(transport)
+    session.push("one")  # raises nothing into the feed pushing to every watcher
+    assert session.closing == (1011, "internal error")
+    writer = session._writer
+    assert writer is not None
+    writer.cancel()

@@ -250,6 +250,10 @@ class ClientSession:
             log.debug("socket gone while writing: %r", exc)
             self.close(1006, "gone")
             return None
+        except Exception:  # never into the caller: it may be pushing to every watcher
+            log.exception("a push failed; closing the socket")
+            self.close(1011, "internal error")
+            return None
         return _Unfinished(sending, waiting)
 
     def close(self, code: int, reason: str) -> None:
