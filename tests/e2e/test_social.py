@@ -4,9 +4,10 @@ the table with stickers, a blocked word refused with its code shown, a spectator
 the table's chat; the profile after a finished game (XP, a card, missions), the leaderboard, and
 following a player who then shows online in the follows list.
 
-A game pays XP only from round 20 (R20), so the finished game is published on GAMES the way
-the table publishes one (as the admin NATS user of the local system), for the signed-in
-player; playing 20 rounds in the browser would test the table, not progression."""
+A game pays XP only from round 20 (R20), so here the finished game is published on GAMES the
+way the table publishes one (as the admin NATS user of the local system), for the signed-in
+player: quick, and exact about what the profile must show. test_full_game.py plays a whole
+paying game through the table instead."""
 
 from __future__ import annotations
 
