@@ -15,7 +15,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from .client_steps import SEQ, poll, sign_in, start_game_with_bots, wait_for_my_roll
+from .client_steps import sign_in, start_game_with_bots, wait_for_my_roll
 from .conftest import DESKTOP, PageWatch
 from .test_client_bugs import inject
 
@@ -164,6 +164,6 @@ def test_no_text_of_the_lobby_or_the_table_escapes_the_catalogues(pages: PageWat
         page = pages.open(DESKTOP, path=f"/?lang={lang}")
         sign_in(page, f"Lin{lang}")
         assert untranslated(page) == [], lang  # the lobby, with the table's hidden parts
-        start_game_with_bots(page, bots=1)
-        poll(page, f"{SEQ} > 2")
+        start_game_with_bots(page, bots=1)  # waits for the players and the board drawn
+        expect(page.locator("#log li").first).to_be_visible()
         assert untranslated(page) == [], lang
