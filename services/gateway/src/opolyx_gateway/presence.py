@@ -7,6 +7,10 @@ happen (folded: a burst of sign-ins costs one request), and everyone connected e
 `REPORT_INTERVAL` seconds, in chunks of the contract's 1,000 players. A gateway that dies
 sends nothing more, and its players fall offline at the TTL.
 
+Reports are sent one at a time, in the order they were made: progression keeps the last
+word it hears about a player, so an "offline" overtaking the "online" that came after it (a
+page reconnecting) would show a connected player offline until the next full report.
+
 Reports are best effort: without a progression service they are dropped (logged once).
 """
 
@@ -44,6 +48,8 @@ class Presence:
         self._went: set[str] = set()
         self._flush: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._in_order = asyncio.Lock()
+        """Held while a report is in flight; its waiters queue in the order they came (FIFO)."""
         self._loop_task: asyncio.Task[None] | None = None
         self._warned = False
 
@@ -102,7 +108,7 @@ class Presence:
                 offline=went[start : start + CHUNK],
                 names={p: self.names[p] for p in online if p in self.names},
             )
-            task = asyncio.create_task(self._send(report))
+            task = asyncio.create_task(self._send_in_turn(report))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
@@ -112,11 +118,18 @@ class Presence:
             await self.report_all()
 
     async def report_all(self) -> None:
-        everyone = sorted(self.sockets)
-        for start in range(0, len(everyone), CHUNK):
-            online = everyone[start : start + CHUNK]
-            names = {p: self.names[p] for p in online if p in self.names}
-            await self._send(PresenceReport(online=online, names=names))
+        # Who is here is read once the reports before it have gone, so a full report never
+        # names a player whose "offline" was sent ahead of it.
+        async with self._in_order:
+            everyone = sorted(self.sockets)
+            for start in range(0, len(everyone), CHUNK):
+                online = everyone[start : start + CHUNK]
+                names = {p: self.names[p] for p in online if p in self.names}
+                await self._send(PresenceReport(online=online, names=names))
+
+    async def _send_in_turn(self, report: PresenceReport) -> None:
+        async with self._in_order:
+            await self._send(report)
 
     async def _send(self, report: PresenceReport) -> None:
         try:
