@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .commands import Command
-from .context import Ctx
+from .context import Ctx, UnrecordedCtx
 from .engine import apply_on_draft, awaiting, new_game, perform
 from .events import Event
 from .policy import RESERVE, simple_policy
@@ -43,13 +43,14 @@ def play_game(
     simple policy's commands are carried out unchecked (``engine.perform``): it sends
     only legal commands (tested), and its games are the speed benchmark. Every other
     policy's command is checked by its guard, as ``apply`` checks it."""
-    ctx = Ctx(new_game(mode, seats, seed), 0.0)
+    # Without keep_events no one reads the events: the game only applies them.
+    ctx = (Ctx if keep_events else UnrecordedCtx)(new_game(mode, seats, seed), 0.0)
     live = ctx.s
     chosen = policies or [simple_policy] * seats
     commands = 0
     turns = 1
-    #: every event of the game (with keep_events): the simple policy's commands add
-    #: theirs to it directly
+    #: every event of the game (none without keep_events); the simple policy's
+    #: commands add theirs to it directly
     log: list[Event] = []
     now = 0.0
     while not live.finished:
@@ -62,14 +63,12 @@ def play_game(
         policy = chosen[seat]
         if policy is simple_policy:
             ctx.now = now
-            ctx.events = log if keep_events else []
+            ctx.events = log
             perform(ctx, simple_policy(live, seat))
-        elif keep_events:
-            log.extend(apply_on_draft(ctx, policy(live, seat), now))
         else:
-            apply_on_draft(ctx, policy(live, seat), now)
+            log.extend(apply_on_draft(ctx, policy(live, seat), now))
         commands += 1
         # A turn starts exactly when the turn passes to another seat (TurnStarted).
         if live.current_seat != turn_of:
             turns += 1
-    return GameResult(ctx.result(), commands, turns, log if keep_events else [])
+    return GameResult(ctx.result(), commands, turns, log)
