@@ -15,9 +15,10 @@ import time
 
 from nats.aio.client import Client
 from nats.js.errors import KeyNotFoundError
-from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_partition
-from opolyx_contracts.table import SeatSpec
+from opolyx_contracts.subjects import TABLE_LEASES_BUCKET
+from opolyx_contracts.table import SeatSpec, TableCreated
 from opolyx_testing import ServiceProcess, script_path
+from opolyx_testing.chaos import owner_of
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.pytest_plugin import ServiceProcesses
 from opolyx_testing.table_client import TableClient
@@ -41,13 +42,6 @@ async def start_instance(
     return process
 
 
-async def owner_of(nc: Client, table_id: str) -> str:
-    kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
-    entry = await kv.get(f"p.{table_partition(table_id)}")
-    assert entry.value is not None
-    return entry.value.decode()
-
-
 async def both_hold_leases(nc: Client, deadline: float) -> None:
     kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
     while time.monotonic() < deadline:
@@ -64,17 +58,23 @@ async def both_hold_leases(nc: Client, deadline: float) -> None:
     raise AssertionError("the partitions were never shared")
 
 
-async def test_a_killed_instance_is_taken_over_long_before_its_leases_expire(
-    service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
-) -> None:
-    instances = {
-        name: await start_instance(service_processes, nats_server, name)
-        for name in ("left", "right")
-    }
+async def two_instances_and_a_table(
+    processes: ServiceProcesses, server: NatsServer, nc: Client
+) -> tuple[dict[str, ServiceProcess], TableClient, TableCreated, str]:
+    """Instances "left" and "right" sharing the partitions, a new table, and its owner."""
+    instances = {name: await start_instance(processes, server, name) for name in ("left", "right")}
     await both_hold_leases(nc, time.monotonic() + 60)
     client = TableClient(nc, timeout=2.0, retry_for=5.0)
     table = await client.create("classic", [SeatSpec(player_id="p0"), SeatSpec(player_id="p1")])
-    owner = await owner_of(nc, table.table_id)
+    return instances, client, table, await owner_of(nc, table.table_id)
+
+
+async def test_a_killed_instance_is_taken_over_long_before_its_leases_expire(
+    service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
+) -> None:
+    instances, client, table, owner = await two_instances_and_a_table(
+        service_processes, nats_server, nc
+    )
     survivor = "right" if owner == "left" else "left"
     before = await client.view(table.table_id)
 
@@ -95,14 +95,9 @@ async def test_a_killed_instance_is_taken_over_long_before_its_leases_expire(
 async def test_a_stopped_but_connected_instance_keeps_its_leases(
     service_processes: ServiceProcesses, nats_server: NatsServer, nc: Client
 ) -> None:
-    instances = {
-        name: await start_instance(service_processes, nats_server, name)
-        for name in ("left", "right")
-    }
-    await both_hold_leases(nc, time.monotonic() + 60)
-    client = TableClient(nc, timeout=2.0, retry_for=5.0)
-    table = await client.create("classic", [SeatSpec(player_id="p0"), SeatSpec(player_id="p1")])
-    owner = await owner_of(nc, table.table_id)
+    instances, client, table, owner = await two_instances_and_a_table(
+        service_processes, nats_server, nc
+    )
     other = "right" if owner == "left" else "left"
     # Hung (its connections open, nothing answered): busy is not dead.
     instances[owner].send_signal(signal.SIGSTOP)
