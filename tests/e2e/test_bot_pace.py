@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from playwright.sync_api import Page, WebSocket
 
 from .client_steps import WAIT_S, my_pending, sign_in, start_game_with_bots, table_seq
-from .conftest import DESKTOP, PageWatch
+from .conftest import VIEWPORTS, PageWatch
 
 # the shortest think time at bot_pace 1 (services/table pace.py: 0.5 s for the quickest
 # style, times 0.4 for a roll), less a margin for the clock's resolution
@@ -85,8 +85,11 @@ def watch_the_bots(page: Page) -> list[int]:
         page.wait_for_timeout(40)
 
 
-def test_bots_moves_reach_the_page_one_at_a_time_at_their_pace(pages: PageWatch) -> None:
-    page = pages.open(DESKTOP)
+@VIEWPORTS
+def test_bots_moves_reach_the_page_one_at_a_time_at_their_pace(
+    pages: PageWatch, viewport: dict[str, int]
+) -> None:
+    page = pages.open(viewport)
     updates = Updates()
     page.on("websocket", updates.listen)
     sign_in(page, "Pace")

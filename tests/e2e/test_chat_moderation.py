@@ -17,11 +17,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import PHONE, PageWatch
+from .conftest import VIEWPORTS, PageWatch
 from .test_social import open_chat, say, sign_in
-
-WIDE = {"width": 1366, "height": 860}
-VIEWPORTS = pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1366x860", "390x844"])
 
 
 def room_chat_settings(page: Page, room_id: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import re
 from playwright.sync_api import expect
 
 from .client_steps import poll, sign_in, start_game_with_bots, wait_for_my_roll
-from .conftest import DESKTOP, PageWatch
+from .conftest import DESKTOP, PHONE, WIDE, PageWatch
 
 FINISH_S = 300.0
 REPLAYED = 150  # the client's LOG_REPLAY: events re-watched when a page comes to a game
@@ -32,8 +32,16 @@ def test_a_long_finished_game_reads_from_a_turn_to_the_winner(pages: PageWatch) 
     last_seq = int(player.evaluate("window.opolyx.app.table.view.seq"))
     assert last_seq > 2 * REPLAYED, "the game is too short to test a partial log"
 
-    viewer = pages.open(DESKTOP, path=f"/?watch={table_id}")
-    viewer.fill("#signin-name", "Vera")
+    # one finished game, read at both sizes the client is checked at
+    for viewport, name in ((WIDE, "Vera"), (PHONE, "Vito")):
+        read_the_log(pages, viewport, name, table_id, last_seq)
+
+
+def read_the_log(
+    pages: PageWatch, viewport: dict[str, int], name: str, table_id: str, last_seq: int
+) -> None:
+    viewer = pages.open(viewport, path=f"/?watch={table_id}")
+    viewer.fill("#signin-name", name)
     viewer.click("#signin-go")
     expect(viewer.locator("#view-table")).to_be_visible()
     poll(viewer, "window.opolyx.app.table && window.opolyx.app.table.view")

@@ -19,9 +19,8 @@ import pytest
 from opolyx_rules.progression import level_for_xp, xp_for_level
 from playwright.sync_api import Locator, Page, expect
 
-from .conftest import PHONE, PageWatch, local_system
+from .conftest import PHONE, WIDE, PageWatch, local_system
 
-WIDE = {"width": 1366, "height": 860}
 GAME_TIMEOUT_MS = 240_000
 """A 25-round Blitz game of three seats with the bots asked at once took 140 s at load 22."""
 CREDIT_TIMEOUT_MS = 40_000

@@ -27,15 +27,12 @@ from opolyx_contracts.table import GameFinished, SeatResult
 from opolyx_service.nats_server_config import url_with_credentials
 from playwright.sync_api import Page, expect
 
-from .conftest import PHONE, PageWatch
+from .conftest import PHONE, VIEWPORTS, PageWatch
 
 BLOCKED = "rotten"
 # Read by the chat service the local system starts (the system starts once per session,
 # after every test module was imported, so this reaches it whichever module runs first).
 os.environ.setdefault("OPOLYX_CHAT__BLOCKED_WORDS", json.dumps([BLOCKED]))
-
-WIDE = {"width": 1366, "height": 860}
-VIEWPORTS = pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1366x860", "390x844"])
 
 
 def sign_in(page: Page, name: str) -> str:
