@@ -20,7 +20,7 @@ from litestar.types import Message, Scope
 from nats.aio.client import Client as NatsClient
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
-from opolyx_contracts.errors import UNAVAILABLE
+from opolyx_contracts.errors import PLAYER_NOT_FOUND, RATE_LIMITED, UNAVAILABLE
 from opolyx_contracts.gateway import LobbyRequest, LobbyResult, PlayerPage
 from opolyx_service.connection import connect_nats, ensure_kv
 from opolyx_service.health import (
@@ -162,7 +162,7 @@ def _error_response(request: Request[Any, Any, Any], exc: Exception) -> Response
         status = 400 if exc.code == AUTH_BAD_NAME else 401
     elif exc.code == UNAVAILABLE:
         status = 503
-    elif exc.code == "request/rate_limited":
+    elif exc.code == RATE_LIMITED:
         status = 429
     elif exc.code.endswith("not_found"):
         status = 404
@@ -178,7 +178,7 @@ async def sign_in(data: JSONBody[SignIn], state: State, request: Request[Any, An
         request.client.host if request.client else None, request.headers.get("x-forwarded-for")
     )
     if not gw.sign_in_limit.allow(address):
-        raise GatewayError("request/rate_limited", "too many sign-ins; wait a minute")
+        raise GatewayError(RATE_LIMITED, "too many sign-ins; wait a minute")
     name = validate_display_name(data.name)
     player_id = new_guest_id()
     token, identity = gw.signer.issue(player_id, name)
@@ -242,7 +242,7 @@ async def player_profile(
             name = None
     progression = await gw.upstream.public_profile(identity.player_id, player_id)
     if name is None and progression is None:
-        raise GatewayError("player/not_found", f"no player {player_id} is known")
+        raise GatewayError(PLAYER_NOT_FOUND, f"no player {player_id} is known")
     return PlayerPage(player_id=player_id, name=name, progression=progression)
 
 

@@ -25,7 +25,7 @@ from litestar import WebSocket, websocket
 from litestar.enums import ScopeType
 from litestar.exceptions import WebSocketDisconnect
 from litestar.types import ASGIApp, Receive, Scope, Send, WebSocketSendEvent
-from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON, ErrorBody
+from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON, RATE_LIMITED, ErrorBody
 from opolyx_contracts.gateway import (
     GATEWAY_PROTOCOL,
     ChatMuteRequest,
@@ -352,7 +352,7 @@ class ClientSession:
             await self._reply(
                 self._error(
                     _peek_id(raw),
-                    "request/rate_limited",
+                    RATE_LIMITED,
                     "too many messages; slow down (the message was not processed)",
                 )
             )
@@ -503,9 +503,9 @@ class ClientSession:
             raise AuthError(AUTH_ALREADY_SIGNED_IN, "this socket already belongs to a player")
         refusal = self.gw.admission.player_refusal(identity.player_id)
         if refusal is not None:  # the player's last socket was closed for flooding
-            self.push(self._error(message.id, "request/rate_limited", refusal))
+            self.push(self._error(message.id, RATE_LIMITED, refusal))
             self.close(CLOSE_FLOODING, refusal)  # after the reply (a later one is dropped)
-            raise GatewayError("request/rate_limited", refusal)
+            raise GatewayError(RATE_LIMITED, refusal)
         if self.identity is None:
             self.gw.presence.connected(identity.player_id, identity.name)
         self.identity = identity

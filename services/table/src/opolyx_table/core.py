@@ -19,6 +19,7 @@ from typing import Literal
 import opolyx_rules
 from opolyx_contracts import ErrorReply, error_reply, game
 from opolyx_contracts import errors as codes
+from opolyx_contracts.refusals import COMMAND_NOT_ALLOWED
 from opolyx_contracts.table import SEAT_NOT_AUTOMATED, CommandAccepted, DecisionKind, TableCommand
 from opolyx_rules import Command, Event, State
 from opolyx_rules.commands import Timeout
@@ -38,7 +39,6 @@ __all__ = [
     "fire_due",
 ]
 
-COMMAND_NOT_ALLOWED = "command/not_allowed"
 
 Label = Literal["ok", "duplicate", "invalid", "refused", "stale", "moved", "error"]
 """The outcome of a command, for metrics."""
