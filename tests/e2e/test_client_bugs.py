@@ -372,16 +372,21 @@ def test_the_low_time_countdown_is_readable_and_pawns_leave_start_readable(
     assert len(bg) == 4 and bg[3] >= 0.9, "the seconds sit on an opaque pill"
     assert contrast(fg, bg) >= 4.5
     # this seat's pawn waits on START until its first roll: it does not cover the label
-    pawns = page.locator("#board .sq[data-square='0'] .pawn")
-    poll(page, "document.querySelectorAll(\"#board .sq[data-square='0'] .pawn\").length > 0")
     start = page.locator("#board .sq[data-square='0'] .nm")
     expect(start).to_be_visible()
     expect(start).to_have_text("START")
-    label = start.bounding_box()
-    assert label is not None
-    for i in range(pawns.count()):
-        box = pawns.nth(i).bounding_box()
-        assert box is not None
+    poll(page, "document.querySelectorAll(\"#board .sq[data-square='0'] .pawn\").length > 0")
+    # the label and the pawns measured in one go (the bots' pawns leave START as they roll)
+    square = page.locator("#board .sq[data-square='0']")
+    boxes = square.evaluate(
+        """(sq) => { const box = (el) => { const b = el.getBoundingClientRect();
+            return { x: b.x, y: b.y, width: b.width, height: b.height }; };
+          return { label: box(sq.querySelector('.nm')),
+                   pawns: [...sq.querySelectorAll('.pawn')].map(box) }; }"""
+    )
+    label = boxes["label"]
+    assert boxes["pawns"], "no pawn waits on START"
+    for i, box in enumerate(boxes["pawns"]):
         overlap_x = min(box["x"] + box["width"], label["x"] + label["width"]) - max(
             box["x"], label["x"]
         )

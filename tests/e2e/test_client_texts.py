@@ -33,6 +33,8 @@ def test_an_advance_card_names_its_square_as_the_board_does(pages: PageWatch) ->
     page = pages.open(DESKTOP)
     sign_in(page, "Cato")
     start_game_with_bots(page, bots=1)
+    # the game waits for this seat's roll, so no card the bot draws replaces the injected one
+    wait_for_my_roll(page)
     banner = page.locator("#card-drawn")
     for number, square in ((10, 11), (11, 24), (12, 39)):
         inject(page, card(1, number))
