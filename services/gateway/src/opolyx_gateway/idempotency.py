@@ -35,12 +35,13 @@ from opolyx_contracts.gateway import (
 )
 
 from opolyx_gateway.errors import GatewayError
+from opolyx_gateway.upstream import BAD_REPLY
 
 __all__ = ["CHANGING_TYPES", "LOBBY_CHANGES", "RecentReplies", "changes_something"]
 
 LOBBY_CHANGES = frozenset({"create", "join", "leave", "add_bot", "remove_bot", "kick", "start"})
 """Lobby actions that change a room (the others only read)."""
-NOTHING_RAN = frozenset({UNAVAILABLE, BUSY, "upstream/bad_reply"})
+NOTHING_RAN = frozenset({UNAVAILABLE, BUSY, BAD_REPLY})
 """Refusals after which the message may not have run: a retry asks again."""
 
 Dispatch = Callable[[ClientMessage], Awaitable[ReplyResult]]

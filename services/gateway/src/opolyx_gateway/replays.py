@@ -61,6 +61,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 
 from opolyx_gateway.auth import AUTH_REQUIRED, AuthError, Identity
 from opolyx_gateway.errors import GatewayError
+from opolyx_gateway.upstream import BAD_REPLY
 
 __all__ = [
     "PAGE_SIZE",
@@ -509,7 +510,7 @@ async def replay_fork(
     try:
         reply = _LOBBY_REPLY.validate_json(msg.data)
     except ValidationError:
-        raise GatewayError("upstream/bad_reply", "the lobby sent an unreadable reply") from None
+        raise GatewayError(BAD_REPLY, "the lobby sent an unreadable reply") from None
     if isinstance(reply, ErrorReply):
         raise GatewayError(reply.error.code, reply.error.message)
     if reply.room is None or reply.table_id is None:
@@ -546,7 +547,7 @@ async def past_games(
     try:
         reply = _PAST_GAMES_REPLY.validate_json(msg.data)
     except ValidationError:
-        raise GatewayError("upstream/bad_reply", "progression sent an unreadable reply") from None
+        raise GatewayError(BAD_REPLY, "progression sent an unreadable reply") from None
     if isinstance(reply, ErrorReply):
         raise GatewayError(reply.error.code, reply.error.message)
 
