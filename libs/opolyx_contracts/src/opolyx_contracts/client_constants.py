@@ -14,7 +14,13 @@ from collections.abc import Iterable
 
 from opolyx_contracts import chat, errors, lobby, progression, refusals
 from opolyx_contracts.game import COMMAND_MODELS, EVENT_MODELS, Timeout
-from opolyx_contracts.gateway import CHAT_TEXT_LIMIT, GATEWAY_PROTOCOL, LOBBY_ACTIONS, PUSH_TYPES
+from opolyx_contracts.gateway import (
+    CHAT_TEXT_LIMIT,
+    GATEWAY_PROTOCOL,
+    LOBBY_ACTIONS,
+    ONCE_PER_ID_TYPES,
+    PUSH_TYPES,
+)
 from opolyx_contracts.table import (
     AutopilotChanged,
     AutopilotReason,
@@ -53,6 +59,9 @@ def contract_constants() -> dict[str, object]:
         "CHAT_ERRORS": codes_of(chat.CHAT_ERROR_CODES),
         "CHAT_LOBBY_CHANNEL": chat.LOBBY_CHANNEL,
         "PUSH_TYPES": enum_of(PUSH_TYPES),
+        # resent under their first id when a lost socket cut them short (the gateway runs
+        # them once per id)
+        "ONCE_PER_ID_TYPES": enum_of(ONCE_PER_ID_TYPES),
         "ERRORS": _codes(errors),
         "LOBBY_ERRORS": codes_of(lobby.LOBBY_ERROR_CODES),
         "RULES_ERRORS": enum_of(refusals.RULES_ERROR_CODES),

@@ -16,7 +16,11 @@ Limits (the gateway's settings; defaults in brackets), each with its answer:
   error with ``id: null``. For ``table.cmd`` the id is the retry key: the same player sending
   the same id with the same command again gets the first reply, and the command runs once
   (on any gateway instance); so a client must not reuse an id for a new command within a
-  page's life (the web client prefixes its ids with a random one per page load).
+  page's life (the web client prefixes its ids with a random one per page load). The other
+  messages that change something (`ONCE_PER_ID_TYPES`: lobby changes, chat posts, mutes,
+  reports, room chat settings, the autopilot switch) run once per player and id too, on the
+  gateway instance that holds the socket, within ``recent_replies_seconds`` [120]; so a
+  client resends one cut short by a lost socket under its first id after the reconnect.
 - rate: ``rate_per_second`` [20] with bursts of ``rate_burst`` [40]; past it
   ``request/rate_limited`` (not processed); ``rate_violations_before_close`` [200] refusals
   within ``rate_violation_window_seconds`` [60] close the socket with 1008.
@@ -47,6 +51,7 @@ The player's identity always comes from the token, never from a message.
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -70,6 +75,8 @@ __all__ = [
     "CHAT_TEXT_LIMIT",
     "GATEWAY_PROTOCOL",
     "LOBBY_ACTIONS",
+    "ONCE_PER_ID_MESSAGES",
+    "ONCE_PER_ID_TYPES",
     "PUSH_TYPES",
     "ChatMessagePush",
     "ChatMuteRequest",
@@ -329,6 +336,25 @@ ClientMessage = Annotated[
 ]
 
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+ONCE_PER_ID_MESSAGES: tuple[type[BaseModel], ...] = (
+    TableCmd,
+    TableAutopilot,
+    LobbyRequest,
+    ChatPost,
+    ChatMuteRequest,
+    ChatReportRequest,
+    ChatRoomSettingsRequest,
+)
+"""The messages the gateway runs once per player and message id: a retry gets the first
+one's reply (or waits for it while it still runs) instead of running again; a refusal that
+says nothing ran (``service/unavailable``, ``service/busy``) is not remembered, so its
+retry runs. A type some of whose messages only read is here whole (a lobby ``list``, a
+``chat.settings`` without a change): those are answered afresh, which a retry may be."""
+ONCE_PER_ID_TYPES: tuple[str, ...] = tuple(
+    typing.get_args(model.model_fields["type"].annotation)[0] for model in ONCE_PER_ID_MESSAGES
+)
+"""Their ``type`` values: what a client may resend under the same id after a reconnect."""
 
 
 # ---------------------------------------------------------------- replies

@@ -24,14 +24,12 @@ from collections.abc import Awaitable, Callable
 
 from opolyx_contracts.errors import BUSY, UNAVAILABLE
 from opolyx_contracts.gateway import (
-    ChatMuteRequest,
-    ChatPost,
-    ChatReportRequest,
+    ONCE_PER_ID_MESSAGES,
     ChatRoomSettingsRequest,
     ClientMessage,
     LobbyRequest,
     ReplyResult,
-    TableAutopilot,
+    TableCmd,
 )
 
 from opolyx_gateway.errors import GatewayError
@@ -47,18 +45,11 @@ NOTHING_RAN = frozenset({UNAVAILABLE, BUSY, BAD_REPLY})
 Dispatch = Callable[[ClientMessage], Awaitable[ReplyResult]]
 
 
-CHANGING_TYPES: frozenset[type] = frozenset(
-    {
-        LobbyRequest,
-        ChatRoomSettingsRequest,
-        ChatPost,
-        ChatMuteRequest,
-        ChatReportRequest,
-        TableAutopilot,
-    }
-)
-"""Message types some or all of which change something (one set lookup per message on the
-hot path: table commands and pings are not among them)."""
+CHANGING_TYPES: frozenset[type] = frozenset(ONCE_PER_ID_MESSAGES) - {TableCmd}
+"""Message types some or all of which change something: those the contract says run once
+per id (`ONCE_PER_ID_MESSAGES`, which the web client resends after a reconnect) but table
+commands, which have their own memory. One set lookup per message on the hot path: table
+commands and pings are not among them."""
 
 
 def changes_something(message: ClientMessage) -> bool:

@@ -1,13 +1,18 @@
 // The gateway connection: REST sign-in and one websocket with replies, pushes and reconnects.
 
-import { AUTH_ERRORS, CLOSE_CODES } from "./constants.js";
+import { AUTH_ERRORS, CLOSE_CODES, ONCE_PER_ID_TYPES } from "./constants.js";
 
 // This page's own code for a request cut short by a lost connection (never sent by a server).
 export const DISCONNECTED = "net/disconnected";
 const AUTH_CODES = new Set(Object.values(AUTH_ERRORS));
-// Requests the gateway runs once per message id (the table derives the command from it), so
-// one cut short by a lost connection is sent again with the same id after the reconnect.
-const RETRIED_TYPES = new Set(["table.cmd"]);
+// Requests the gateway runs once per message id (the contract's list: table commands, lobby
+// actions, chat posts, mutes, reports, room chat settings, the autopilot switch), so one cut
+// short by a lost connection is sent again with the same id after the reconnect and runs
+// once. The other requests fail with DISCONNECTED: they only read or follow (a watch), and
+// the page asks again when the socket is back (onReady), where a resent watch would follow
+// twice. A read of a resent type (a lobby "list") is answered afresh, which does no harm.
+const RETRIED_TYPES = new Set(Object.values(ONCE_PER_ID_TYPES));
+// Well within the gateway's memory of replies (120 s by default): a later resend could run twice.
 const RETRY_WINDOW_MS = 30_000;
 // setTimeout's longest delay; a later renewal is rescheduled when this one fires.
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
@@ -56,7 +61,7 @@ export async function renewSession(token) {
 // GatewayError; pushes go to `onPush`; the socket reconnects by itself and calls `onReady`
 // after every successful hello so the caller can resubscribe. Before the token expires it
 // is renewed and the socket adopts the new one (`onSession(session)` to keep it), so the
-// player never sees the expiry; a table command cut short by a reconnect is sent again.
+// player never sees the expiry; a change cut short by a reconnect is sent again (RETRIED_TYPES).
 export class Connection {
   constructor(token, { onPush, onReady, onStatus, onAuthFailed, onSession }) {
     this.token = token;
