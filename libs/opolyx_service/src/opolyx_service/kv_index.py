@@ -26,6 +26,7 @@ from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
 from pydantic import BaseModel, ValidationError
 
 from opolyx_service.logs import get_logger
+from opolyx_service.tasks import cancel_and_wait
 
 __all__ = ["KeyValueIndex"]
 
@@ -75,9 +76,7 @@ class KeyValueIndex(Generic[T]):
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
 
     def get(self, key: str) -> T | None:

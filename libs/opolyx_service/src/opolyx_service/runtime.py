@@ -40,6 +40,7 @@ from opolyx_service.health import HealthServer, Readiness, ReadinessCheck
 from opolyx_service.logs import configure_logging, get_logger
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.settings import ServiceSettings
+from opolyx_service.tasks import cancel_and_wait
 from opolyx_service.telemetry import configure_tracing
 
 __all__ = ["ServiceRuntime", "run_service"]
@@ -171,9 +172,7 @@ class ServiceRuntime:
                 return 1
             return 0
         finally:
-            shutdown.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await shutdown
+            await cancel_and_wait(shutdown)
 
     async def __aenter__(self) -> ServiceRuntime:
         await self.start()

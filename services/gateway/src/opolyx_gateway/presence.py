@@ -17,10 +17,10 @@ Reports are best effort: without a progression service they are dropped (logged 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from opolyx_contracts.progression import PRESENCE, PresenceAck, PresenceReport
+from opolyx_service.tasks import cancel_and_wait
 
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.upstream import Upstream
@@ -59,9 +59,7 @@ class Presence:
     async def stop(self) -> None:
         """Report everyone here offline (a clean shutdown), then stop."""
         if self._loop_task is not None:
-            self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._loop_task
+            await cancel_and_wait(self._loop_task)
         if self._flush is not None:
             self._flush.cancel()
         for task in list(self._tasks):

@@ -369,7 +369,10 @@ class Lobby:
             except Exception:
                 log.exception("lobby_sweep_failed")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.settings.fill_check_seconds)
+                # `asyncio.timeout`: a `wait_for` can swallow a cancellation on 3.11
+                # (`opolyx_service.tasks`).
+                async with asyncio.timeout(self.settings.fill_check_seconds):
+                    await stop.wait()
 
     async def on_games_message(self, subject: str, data: bytes) -> None:
         await self.game_ends.on_message(subject, data)

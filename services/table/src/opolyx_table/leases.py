@@ -44,6 +44,7 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysEr
 from nats.js.kv import KeyValue
 from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_instance_alive
 from opolyx_service import ensure_kv, get_logger
+from opolyx_service.tasks import cancel_and_wait
 
 __all__ = ["LeaseKeeper", "PartitionLeases"]
 
@@ -98,10 +99,7 @@ class PartitionLeases:
 
     async def stop(self, release: bool = True) -> None:
         for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         self._tasks = []
         if release:
             for partition in sorted(self.owned):

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from opolyx_service.tasks import cancel_and_wait
+
 __all__ = ["Scheduler"]
 
 
@@ -42,9 +44,7 @@ class Scheduler:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
 
     async def _run(self) -> None:
@@ -55,5 +55,9 @@ class Scheduler:
                 _, _, table_id, job = heapq.heappop(self._heap)
                 self._fire(table_id, job)
             delay = (self._heap[0][0] - now) if self._heap else 3600.0
+            # `asyncio.timeout`, not `wait_for`: on Python 3.11 a `wait_for` cancelled in the
+            # turn its wait finished returns instead of raising, so a stop right after a new
+            # deadline woke this loop was lost and `stop` waited forever.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=max(delay, 0.0))
+                async with asyncio.timeout(max(delay, 0.0)):
+                    await self._wake.wait()
