@@ -25,6 +25,7 @@ from opolyx_contracts.subjects import GAMES_STREAM, GAMES_STREAM_SUBJECTS, LOBBY
 from opolyx_service.broker import create_broker
 from opolyx_service.logs import get_logger
 from opolyx_service.runtime import ServiceRuntime, run_service
+from opolyx_service.tasks import cancel_and_wait
 from prometheus_client import CollectorRegistry
 
 from opolyx_lobby.errors import LobbyError
@@ -109,10 +110,7 @@ class LobbyApp:
         self._started = False
         self._stop.set()
         for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
         self._tasks = []
         if self._games is not None:
             # A pull subscription has no callback: messages fetched but not read would
