@@ -14,6 +14,7 @@ import asyncio
 import json
 import re
 import time
+import typing
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,13 +23,20 @@ from typing import Any
 import pytest
 from opolyx_contracts.chat import CHAT_DUPLICATE
 from opolyx_contracts.errors import UNAVAILABLE
-from opolyx_contracts.gateway import ONCE_PER_ID_TYPES, client_message_adapter
+from opolyx_contracts.gateway import (
+    ONCE_PER_ID_TYPES,
+    RESEND_WINDOW_SECONDS,
+    client_message_adapter,
+)
+from opolyx_gateway.constants import client_constants
 from opolyx_gateway.idempotency import CHANGING_TYPES
+from opolyx_gateway.settings import GatewayOptions
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.settings import LobbySection, LobbySettings
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.lobby_client import LobbyClient
 from opolyx_testing.nats_server import NatsServer
+from pydantic import ValidationError
 
 from .conftest import RunningGateway, WsClient, gateway_settings, serve_gateway
 from .test_social_chat import start_chat
@@ -199,3 +207,15 @@ def test_the_types_a_client_resends_are_those_the_gateway_runs_once() -> None:
     assert "ONCE_PER_ID_TYPES" in source
     spelled = set(re.findall(r'"([^"\\\n]*)"', source)) & set(ONCE_PER_ID_TYPES)
     assert not spelled, f"net.js spells {sorted(spelled)}"
+
+
+def test_a_gateway_remembers_replies_for_as_long_as_a_client_resends() -> None:
+    constants = client_constants()
+    assert constants["RESEND_WINDOW_SECONDS"] == RESEND_WINDOW_SECONDS
+    assert set(typing.cast(dict[str, str], constants["ONCE_PER_ID_TYPES"]).values()) == set(
+        ONCE_PER_ID_TYPES
+    )
+    assert GatewayOptions().recent_replies_seconds >= RESEND_WINDOW_SECONDS
+    GatewayOptions(recent_replies_seconds=RESEND_WINDOW_SECONDS)
+    with pytest.raises(ValidationError, match="recent_replies_seconds must be at least"):
+        GatewayOptions(recent_replies_seconds=RESEND_WINDOW_SECONDS / 2)

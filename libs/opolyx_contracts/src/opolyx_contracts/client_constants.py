@@ -20,6 +20,7 @@ from opolyx_contracts.gateway import (
     LOBBY_ACTIONS,
     ONCE_PER_ID_TYPES,
     PUSH_TYPES,
+    RESEND_WINDOW_SECONDS,
 )
 from opolyx_contracts.table import (
     AutopilotChanged,
@@ -62,6 +63,7 @@ def contract_constants() -> dict[str, object]:
         # resent under their first id when a lost socket cut them short (the gateway runs
         # them once per id)
         "ONCE_PER_ID_TYPES": enum_of(ONCE_PER_ID_TYPES),
+        "RESEND_WINDOW_SECONDS": RESEND_WINDOW_SECONDS,
         "ERRORS": _codes(errors),
         "LOBBY_ERRORS": codes_of(lobby.LOBBY_ERROR_CODES),
         "RULES_ERRORS": enum_of(refusals.RULES_ERROR_CODES),

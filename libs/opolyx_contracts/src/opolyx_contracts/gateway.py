@@ -20,7 +20,8 @@ Limits (the gateway's settings; defaults in brackets), each with its answer:
   messages that change something (`ONCE_PER_ID_TYPES`: lobby changes, chat posts, mutes,
   reports, room chat settings, the autopilot switch) run once per player and id too, on the
   gateway instance that holds the socket, within ``recent_replies_seconds`` [120]; so a
-  client resends one cut short by a lost socket under its first id after the reconnect.
+  client resends one cut short by a lost socket under its first id after the reconnect, up
+  to `RESEND_WINDOW_SECONDS` after it first sent it (never later: it may have been forgotten).
 - rate: ``rate_per_second`` [20] with bursts of ``rate_burst`` [40]; past it
   ``request/rate_limited`` (not processed); ``rate_violations_before_close`` [200] refusals
   within ``rate_violation_window_seconds`` [60] close the socket with 1008.
@@ -78,6 +79,7 @@ __all__ = [
     "ONCE_PER_ID_MESSAGES",
     "ONCE_PER_ID_TYPES",
     "PUSH_TYPES",
+    "RESEND_WINDOW_SECONDS",
     "ChatMessagePush",
     "ChatMuteRequest",
     "ChatMutesRequest",
@@ -355,6 +357,10 @@ ONCE_PER_ID_TYPES: tuple[str, ...] = tuple(
     typing.get_args(model.model_fields["type"].annotation)[0] for model in ONCE_PER_ID_MESSAGES
 )
 """Their ``type`` values: what a client may resend under the same id after a reconnect."""
+RESEND_WINDOW_SECONDS = 30.0
+"""How long after first sending one a client may resend such a message. A gateway remembers
+replies at least this long (its settings refuse a shorter ``recent_replies_seconds``), so a
+resend within it never runs a second time."""
 
 
 # ---------------------------------------------------------------- replies

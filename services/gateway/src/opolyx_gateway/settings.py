@@ -11,6 +11,7 @@ import ipaddress
 import secrets
 from pathlib import Path
 
+from opolyx_contracts.gateway import RESEND_WINDOW_SECONDS
 from opolyx_service.settings import HttpSettings, ServiceSettings
 from pydantic import BaseModel, Field, model_validator
 
@@ -91,7 +92,8 @@ class GatewayOptions(BaseModel):
     """Replies to other changing messages (lobby, chat, autopilot) remembered by the
     player's message id (`idempotency.py`): a retry gets the same reply, runs once."""
     recent_replies_seconds: float = Field(default=120.0, gt=0)
-    """How long such a reply is remembered."""
+    """How long such a reply is remembered: at least the contract's
+    ``RESEND_WINDOW_SECONDS`` (30), for which a client resends a message cut short."""
     recent_commands: int = Field(default=10_000, gt=0)
     """Table commands remembered by the player's message id: a retry with the same id is
     answered from here (or joins the one still in flight) instead of running twice."""
@@ -122,6 +124,12 @@ class GatewayOptions(BaseModel):
                 raise ValueError(f"trusted proxy {proxy!r} is not an address or network") from None
         if self.max_frame_bytes < self.max_message_bytes:
             raise ValueError("max_frame_bytes must be at least max_message_bytes")
+        if self.recent_replies_seconds < RESEND_WINDOW_SECONDS:
+            # a client's resend after the reply was forgotten would run the message again
+            raise ValueError(
+                f"recent_replies_seconds must be at least {RESEND_WINDOW_SECONDS:g}"
+                " (how long a client resends a message cut short by a lost connection)"
+            )
         for kid, key in self.signing_keys.items():
             if len(key) < 16:
                 raise ValueError(f"signing key {kid!r} is too short: use at least 16 characters")

@@ -1,6 +1,6 @@
 // The gateway connection: REST sign-in and one websocket with replies, pushes and reconnects.
 
-import { AUTH_ERRORS, CLOSE_CODES, ONCE_PER_ID_TYPES } from "./constants.js";
+import { AUTH_ERRORS, CLOSE_CODES, ONCE_PER_ID_TYPES, RESEND_WINDOW_SECONDS } from "./constants.js";
 
 // This page's own code for a request cut short by a lost connection (never sent by a server).
 export const DISCONNECTED = "net/disconnected";
@@ -12,8 +12,8 @@ const AUTH_CODES = new Set(Object.values(AUTH_ERRORS));
 // the page asks again when the socket is back (onReady), where a resent watch would follow
 // twice. A read of a resent type (a lobby "list") is answered afresh, which does no harm.
 const RETRIED_TYPES = new Set(Object.values(ONCE_PER_ID_TYPES));
-// Well within the gateway's memory of replies (120 s by default): a later resend could run twice.
-const RETRY_WINDOW_MS = 30_000;
+// No later than the gateway is sure to remember the reply: a later resend could run twice.
+const RETRY_WINDOW_MS = RESEND_WINDOW_SECONDS * 1000;
 // setTimeout's longest delay; a later renewal is rescheduled when this one fires.
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
