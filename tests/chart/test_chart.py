@@ -305,11 +305,19 @@ def test_traces_go_to_the_collector_when_an_endpoint_is_set(
     assert "OPOLYX_TELEMETRY__TRACES" not in default_render.environment("table")
 
 
-def test_stream_and_bucket_replicas_follow_the_jetstream_value(
+def test_every_service_gets_the_stream_and_bucket_replicas_of_the_jetstream_value(
     render_chart: Any, production_with: Any
 ) -> None:
     rendered = render_chart(production_with({"nats": {"jetstream": {"replicas": 5}}}))
-    assert rendered.environment("table")["OPOLYX_TABLE__REPLICAS"] == "5"
+    deployments = rendered.deployments()
+    assert set(deployments) == set(COMPONENTS)
+    for component in deployments:
+        assert rendered.environment(component)["OPOLYX_JETSTREAM__REPLICAS"] == "5", component
+    # The table's own older setting is no longer needed; given, it still reaches the table.
+    assert "OPOLYX_TABLE__REPLICAS" not in rendered.environment("table")
+    own = render_chart(production_with({"table": {"settings": {"replicas": 1}}}))
+    assert own.environment("table")["OPOLYX_TABLE__REPLICAS"] == "1"
+    assert own.environment("table")["OPOLYX_JETSTREAM__REPLICAS"] == "3"
 
 
 def test_the_helm_test_pod_is_a_test_hook(production_render: Rendered) -> None:

@@ -14,12 +14,14 @@ import sys
 import tomllib
 import types
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from opolyx_chat.settings import ChatSettings
+from opolyx_contracts import subjects
 from opolyx_gateway.app import create_app
 from opolyx_gateway.settings import GatewaySettings
 from opolyx_progression.settings import ProgressionSettings
@@ -27,6 +29,7 @@ from opolyx_service.health import HealthServer, Readiness
 from opolyx_service.settings import ServiceSettings
 from opolyx_table.settings import TableSettings
 from opolyx_testing import ServiceProcess
+from opolyx_testing.nats_cluster import NatsCluster, start_nats_cluster
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.ports import free_port
 from opolyx_testing.postgres import PostgresServer
@@ -173,14 +176,14 @@ def test_probe_paths_and_the_guest_sign_in_exist_in_the_gateway(
 def _resolved_environment(
     rendered: Rendered,
     service: str,
-    nats: NatsServer,
+    nats: NatsServer | NatsCluster,
     postgres: PostgresServer,
     tmp_path: Path,
 ) -> dict[str, str]:
     """The chart's environment of `service` with what only the cluster provides swapped for
     this machine's: the NATS address and the role's password file (the mounted Secret), the
     database URL and keys (secretKeyRef), the pod name, the data folder, the ports, and
-    JetStream replicas (one server here, a cluster there)."""
+    JetStream replicas (kept for a `NatsCluster`, 1 for a single server)."""
     assert nats.auth is not None
     env: dict[str, str] = {}
     for name, value in rendered.environment(service).items():
@@ -200,8 +203,10 @@ def _resolved_environment(
     role = env["OPOLYX_NATS__USER"]
     env["OPOLYX_NATS__URL"] = nats.plain_url
     env["OPOLYX_NATS__PASSWORD_FILE"] = str(nats.auth.password_file(role))
-    if "OPOLYX_TABLE__REPLICAS" in env:
-        env["OPOLYX_TABLE__REPLICAS"] = "1"  # one test server: replicas need a NATS cluster
+    if isinstance(nats, NatsServer):  # one server: more replicas need a NATS cluster
+        env["OPOLYX_JETSTREAM__REPLICAS"] = "1"
+        if "OPOLYX_TABLE__REPLICAS" in env:
+            env["OPOLYX_TABLE__REPLICAS"] = "1"
     for local in ("OPOLYX_HTTP__PORT", "OPOLYX_HTTP__HOST"):
         del env[local]  # ServiceProcess gives each a free loopback port
     for name in [n for n in env if n.endswith("__OPERATOR__PORT") and env[n] != "-1"]:
@@ -281,6 +286,78 @@ async def test_services_started_with_the_rendered_configuration_serve_their_prob
     finally:
         for process in started.values():
             process.kill()
+
+
+STORAGE: dict[str, set[str]] = {
+    "table": {
+        subjects.TABLE_EVENTS_STREAM,
+        subjects.GAMES_STREAM,
+        f"KV_{subjects.TABLES_BUCKET}",
+        f"KV_{subjects.TABLE_LEASES_BUCKET}",
+    },
+    "lobby": {
+        f"KV_{subjects.ROOMS_BUCKET}",
+        f"KV_{subjects.ACTIVE_GAMES_BUCKET}",
+        subjects.GAMES_STREAM,  # when the table has not made it yet
+    },
+    "bots": {subjects.BOTS_DECISIONS_STREAM},
+    "chat": {
+        subjects.CHAT_STREAM,
+        f"KV_{subjects.CHAT_MUTES_BUCKET}",
+        f"KV_{subjects.CHAT_REPORTS_BUCKET}",
+        f"KV_{subjects.CHAT_ROOMS_BUCKET}",
+    },
+    "progression": {subjects.GAMES_STREAM},  # when the table has not made it yet
+    "gateway": {f"KV_{subjects.GATEWAY_PLAYERS_BUCKET}"},
+}
+"""Streams (a bucket is the stream `KV_<bucket>`) each service creates at its start on an
+empty JetStream."""
+
+
+@pytest.fixture(scope="module")
+def nats_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsCluster]:
+    # About 2 s to start and elect a JetStream leader (2.1 s at load 5).
+    with start_nats_cluster(tmp_path_factory.mktemp("nats-cluster")) as cluster:
+        yield cluster
+
+
+@pytest.mark.parametrize("service", sorted(STORAGE))
+async def test_a_service_started_with_the_charts_replicas_creates_every_stream_and_bucket_with_them(
+    service: str,
+    production_render: Rendered,
+    nats_cluster: NatsCluster,
+    chart_postgres: PostgresServer,
+    tmp_path: Path,
+) -> None:
+    """On a 3-node cluster, each service alone on an empty JetStream, with the rendered
+    configuration (OPOLYX_JETSTREAM__REPLICAS from `nats.jetstream.replicas`): every stream
+    and bucket it makes has that many replicas, placed on distinct nodes. A single server
+    would refuse such a stream, so this is only provable on a cluster."""
+    env = _resolved_environment(production_render, service, nats_cluster, chart_postgres, tmp_path)
+    replicas = int(env["OPOLYX_JETSTREAM__REPLICAS"])
+    assert replicas == 3 == len(nats_cluster.plain_urls)
+    admin = await nats_cluster.connect()
+    js = admin.jetstream()
+    (command,) = _container(production_render, service)["command"]
+    process = ServiceProcess([_script(command)], env, tmp_path, name=service).start()
+    try:
+        await _wait_for(process, "/readyz", timeout=120)
+        streams = {info.config.name: info for info in await js.streams_info()}
+        # At least these (a new stream or bucket is held to the same count below).
+        assert STORAGE[service] <= set(streams), sorted(streams)
+        for name, info in streams.items():
+            assert info.config.num_replicas == replicas, f"{service}: {name}"
+            assert info.cluster is not None and info.cluster.leader, name
+            peers = [peer.name for peer in info.cluster.replicas or []]
+            assert len({info.cluster.leader, *peers}) == replicas, f"{service}: {name} {peers}"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+        process.kill()
+        for info in await js.streams_info():
+            assert info.config.name is not None
+            await js.delete_stream(info.config.name)  # the next service finds none
+        await admin.close()
 
 
 def _script(command: str) -> str:

@@ -163,9 +163,6 @@ secretKeyRef variables from the Deployment instead.
 {{- $svc := include "opolyx.service" . | fromYaml -}}
 {{- $nats := $root.Values.nats -}}
 {{- $settings := deepCopy (default dict $svc.settings) -}}
-{{- if eq $name "table" -}}
-{{- $_ := set $settings "replicas" (default $nats.jetstream.replicas $settings.replicas) -}}
-{{- end -}}
 {{- if eq $name "gateway" -}}
 {{- with $root.Values.gateway.signingKeys.activeKeyId }}{{ $_ := set $settings "active_key_id" . }}{{ end -}}
 {{- end -}}
@@ -192,6 +189,9 @@ OPOLYX_NATS__TLS_CERT_FILE: "/var/run/secrets/opolyx/nats-tls/tls.crt"
 OPOLYX_NATS__TLS_KEY_FILE: "/var/run/secrets/opolyx/nats-tls/tls.key"
 {{- end }}
 {{- end }}
+{{- /* Every service creates its streams and buckets with these replicas; the table's own
+`table.settings.replicas` (OPOLYX_TABLE__REPLICAS), when given, still wins for the table. */}}
+OPOLYX_JETSTREAM__REPLICAS: {{ $nats.jetstream.replicas | quote }}
 OPOLYX_LOG__LEVEL: {{ $svc.log.level | quote }}
 OPOLYX_LOG__FORMAT: "json"
 OPOLYX_SHUTDOWN_GRACE: {{ $svc.shutdownGraceSeconds | quote }}

@@ -29,11 +29,13 @@ from opolyx_service.replies import safe_reply_subject
 from opolyx_service.runtime import ServiceRuntime, run_service
 from opolyx_service.settings import (
     HttpSettings,
+    JetStreamSettings,
     LogSettings,
     NatsSettings,
     ServiceSettings,
     TelemetrySettings,
 )
+from opolyx_service.tasks import cancel_and_wait
 from opolyx_service.telemetry import configure_tracing, extracted_context, inject_headers
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "HealthServer",
     "HttpSettings",
     "Interface",
+    "JetStreamSettings",
     "LogSettings",
     "NatsAuthorizationFailed",
     "NatsSettings",
@@ -54,6 +57,7 @@ __all__ = [
     "ServiceSettings",
     "TelemetrySettings",
     "asyncapi_document",
+    "cancel_and_wait",
     "coded_error_replies",
     "configure_logging",
     "configure_tracing",

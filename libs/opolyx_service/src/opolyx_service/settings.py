@@ -1,9 +1,9 @@
 """Configuration from the environment (pydantic-settings), one nested class per concern.
 
 Every variable starts with `OPOLYX_`; nested fields use `__`, e.g. `OPOLYX_NATS__URL`,
-`OPOLYX_HTTP__PORT`, `OPOLYX_LOG__LEVEL`. A service subclasses `ServiceSettings` and adds
-its own section (`OPOLYX_TABLE__PARTITIONS`). Settings are built once in `main()` and passed
-in; nothing reads the environment at import time.
+`OPOLYX_HTTP__PORT`, `OPOLYX_LOG__LEVEL`, `OPOLYX_JETSTREAM__REPLICAS`. A service subclasses
+`ServiceSettings` and adds its own section (`OPOLYX_TABLE__PARTITIONS`). Settings are built
+once in `main()` and passed in; nothing reads the environment at import time.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 __all__ = [
     "HttpSettings",
+    "JetStreamSettings",
     "LogSettings",
     "NatsSettings",
     "ServiceSettings",
@@ -66,6 +67,13 @@ class NatsSettings(BaseModel):
         return [part.strip() for part in self.url.split(",") if part.strip()]
 
 
+class JetStreamSettings(BaseModel):
+    replicas: int = Field(default=1, ge=1, le=5)
+    """Replicas of every stream and bucket the service creates (`OPOLYX_JETSTREAM__REPLICAS`;
+    3 on a 3-node cluster, so losing a node loses nothing; a single server accepts 1 only).
+    Every `ensure_stream` / `ensure_kv` call of a service passes it."""
+
+
 class HttpSettings(BaseModel):
     host: str = "127.0.0.1"
     """Interface of the health/metrics HTTP endpoint (0.0.0.0 in a container)."""
@@ -104,6 +112,7 @@ class ServiceSettings(BaseSettings):
     http: HttpSettings = Field(default_factory=HttpSettings)
     log: LogSettings = Field(default_factory=LogSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    jetstream: JetStreamSettings = Field(default_factory=JetStreamSettings)
 
     def resolved_instance_id(self) -> str:
         if self.instance_id:

@@ -107,9 +107,10 @@ def decide_for_request(request: DecisionRequest, rng: random.Random) -> Command 
     return choose(state, request.seat, legal, style, rng)
 
 
-def decisions_stream(section: BotsSection) -> JStream:
+def decisions_stream(section: BotsSection, replicas: int = 1) -> JStream:
     """The work queue of decision requests: each kept until one worker acks it, bounded in
-    age and count (a request nobody took is superseded by the table's re-ask)."""
+    age and count (a request nobody took is superseded by the table's re-ask); `replicas`
+    is the service's `jetstream.replicas`."""
     return JStream(
         BOTS_DECISIONS_STREAM,
         subjects=[BOTS_DECIDE],
@@ -118,6 +119,7 @@ def decisions_stream(section: BotsSection) -> JStream:
         max_age=section.queue_max_age_seconds,
         max_msgs=section.queue_max_messages,
         max_msg_size=-1,
+        num_replicas=replicas,
     )
 
 
@@ -155,7 +157,7 @@ class BotWorker:
 
         @broker.subscriber(
             BOTS_DECIDE,
-            stream=decisions_stream(section),
+            stream=decisions_stream(section, settings.jetstream.replicas),
             durable=BOTS_CONSUMER,
             config=ConsumerConfig(
                 ack_policy=ConsumerAckPolicy.EXPLICIT,

@@ -56,7 +56,7 @@ class ChatApp:
 
     async def start(self, nc: Client) -> None:
         js = nc.jetstream()
-        store = await ChatStore.open(js, self.section)
+        store = await ChatStore.open(js, self.section, replicas=self.settings.jetstream.replicas)
         self.directory = directory = RoomDirectory(js)
         await directory.start()
         self.chat = chat = Chat(store, directory, self.section)

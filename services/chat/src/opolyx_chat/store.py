@@ -57,19 +57,23 @@ class ChatStore:
         self.rooms = rooms
 
     @classmethod
-    async def open(cls, js: JetStreamContext, section: ChatSection) -> ChatStore:
+    async def open(
+        cls, js: JetStreamContext, section: ChatSection, *, replicas: int = 1
+    ) -> ChatStore:
+        """The stream and buckets, with `replicas` (the service's `jetstream.replicas`)."""
         await ensure_stream(
             js,
             CHAT_STREAM,
             [CHAT_STREAM_SUBJECTS],
             max_age=section.history_max_age_seconds,
             max_msgs_per_subject=section.history_limit,
+            replicas=replicas,
         )
         return cls(
             js,
-            await ensure_kv(js, CHAT_MUTES_BUCKET),
-            await ensure_kv(js, CHAT_REPORTS_BUCKET),
-            await ensure_kv(js, CHAT_ROOMS_BUCKET),
+            await ensure_kv(js, CHAT_MUTES_BUCKET, replicas=replicas),
+            await ensure_kv(js, CHAT_REPORTS_BUCKET, replicas=replicas),
+            await ensure_kv(js, CHAT_ROOMS_BUCKET, replicas=replicas),
         )
 
     # history ---------------------------------------------------------------------------

@@ -304,7 +304,9 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
         )
         players: KeyValue | None
         try:
-            players = await ensure_kv(nc.jetstream(), PLAYERS_BUCKET)
+            players = await ensure_kv(
+                nc.jetstream(), PLAYERS_BUCKET, replicas=settings.jetstream.replicas
+            )
         except Exception as exc:
             log.warning("no JetStream key-value for player names: %s", exc)
             players = None

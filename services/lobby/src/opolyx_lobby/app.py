@@ -82,11 +82,12 @@ class LobbyApp:
         await self.broker.connect()
         nc = self.broker.connection
         js = nc.jetstream()
-        store = await LobbyStore.open(js)
+        replicas = self.settings.jetstream.replicas
+        store = await LobbyStore.open(js, replicas=replicas)
         await store.index.start()
         self._store = store
         self.lobby = Lobby(nc, store, self.settings.lobby, registry=self.registry)
-        await ensure_games_stream(js)
+        await ensure_games_stream(js, replicas=replicas)
         self._games = games = await js.pull_subscribe(
             GAMES_STREAM_SUBJECTS,
             durable=self.settings.lobby.games_durable,
@@ -143,13 +144,16 @@ class LobbyApp:
                     await msg.nak(delay=1.0)
 
 
-async def ensure_games_stream(js: JetStreamContext) -> None:
+async def ensure_games_stream(js: JetStreamContext, *, replicas: int = 1) -> None:
     """GAMES normally comes from the table service; create it (never reconfigure it) if missing."""
     try:
         await js.stream_info(GAMES_STREAM)
     except NotFoundError:
+        config = StreamConfig(
+            name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS], num_replicas=replicas
+        )
         with contextlib.suppress(BadRequestError):  # created meanwhile by another process
-            await js.add_stream(StreamConfig(name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS]))
+            await js.add_stream(config)
 
 
 async def serve(runtime: ServiceRuntime) -> None:

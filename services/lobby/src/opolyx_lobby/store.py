@@ -61,10 +61,12 @@ class LobbyStore:
         self.index = index
 
     @classmethod
-    async def open(cls, js: JetStreamContext) -> LobbyStore:
-        """The buckets, and the room index following them (``index.start()`` before use)."""
-        rooms = await ensure_kv(js, ROOMS_BUCKET)
-        return cls(rooms, await ensure_kv(js, ACTIVE_GAMES_BUCKET), RoomIndex(js, ROOMS_BUCKET))
+    async def open(cls, js: JetStreamContext, *, replicas: int = 1) -> LobbyStore:
+        """The buckets (with `replicas`, the service's `jetstream.replicas`), and the room
+        index following them (``index.start()`` before use)."""
+        rooms = await ensure_kv(js, ROOMS_BUCKET, replicas=replicas)
+        active = await ensure_kv(js, ACTIVE_GAMES_BUCKET, replicas=replicas)
+        return cls(rooms, active, RoomIndex(js, ROOMS_BUCKET))
 
     # rooms -------------------------------------------------------------------------
 

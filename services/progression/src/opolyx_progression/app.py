@@ -78,7 +78,12 @@ class ProgressionApp:
         self.queries = queries = Queries(engine, self.section)
         js = nc.jetstream()
         self.games = games = GamesConsumer(
-            js, engine, store, self.section, on_credited=queries.tops.invalidate
+            js,
+            engine,
+            store,
+            self.section,
+            on_credited=queries.tops.invalidate,
+            replicas=self.settings.jetstream.replicas,
         )
         await games.subscribe()
 

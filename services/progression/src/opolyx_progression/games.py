@@ -46,13 +46,16 @@ MAX_GAMES_MESSAGE_BYTES = 1024 * 1024
 """NATS's own payload limit; a GAMES body is bounded by the table's contract well below it."""
 
 
-async def ensure_games_stream(js: JetStreamContext) -> None:
+async def ensure_games_stream(js: JetStreamContext, *, replicas: int = 1) -> None:
     """GAMES normally comes from the table service; create it (never reconfigure it) if missing."""
     try:
         await js.stream_info(GAMES_STREAM)
     except NotFoundError:
+        config = StreamConfig(
+            name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS], num_replicas=replicas
+        )
         with contextlib.suppress(BadRequestError):  # created meanwhile by another process
-            await js.add_stream(StreamConfig(name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS]))
+            await js.add_stream(config)
 
 
 class GamesConsumer:
@@ -63,8 +66,12 @@ class GamesConsumer:
         store: CreditStore,
         settings: ProgressionSection,
         on_credited: Callable[[], None] | None = None,
+        *,
+        replicas: int = 1,
     ) -> None:
         self.js = js
+        self.replicas = replicas
+        """Replicas of GAMES when this consumer has to create it (`jetstream.replicas`)."""
         self.engine = engine
         self.store = store
         self.settings = settings
@@ -75,7 +82,7 @@ class GamesConsumer:
         """Games credited by this process (a redelivery does not count)."""
 
     async def subscribe(self) -> None:
-        await ensure_games_stream(self.js)
+        await ensure_games_stream(self.js, replicas=self.replicas)
         self._sub = await self.js.pull_subscribe(
             GAMES_STREAM_SUBJECTS,
             durable=self.settings.games_durable,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from opolyx_contracts.subjects import DEFAULT_TABLE_PARTITIONS
-from opolyx_service import ServiceSettings
-from pydantic import BaseModel, Field
+from opolyx_service import JetStreamSettings, ServiceSettings
+from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 __all__ = ["TableConfig", "TableSettings"]
@@ -36,8 +38,10 @@ class TableConfig(BaseModel):
     clock runs meanwhile) before the autopilot plays it, where the room allows that."""
     recent_commands: int = 64
     """Command ids remembered per table (persisted) to answer resent commands."""
-    replicas: int = 1
-    """JetStream replicas of the stream and buckets (3 on a NATS cluster)."""
+    replicas: int = Field(default=1, ge=1, le=5)
+    """JetStream replicas of the table's streams and buckets. Unset, it is every service's
+    `OPOLYX_JETSTREAM__REPLICAS` (`TableSettings` fills it in); this older, table-only name
+    keeps working and wins when set."""
     duplicate_window: float = 120.0
     """Seconds JetStream remembers message ids to drop duplicates."""
     events_max_age: float = 7 * 24 * 3600.0
@@ -67,3 +71,27 @@ class TableSettings(ServiceSettings):
 
     service_name: str = "table"
     table: TableConfig = Field(default_factory=TableConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _replicas_from_the_shared_setting(cls, data: Any) -> Any:
+        """`table.replicas` unset: the shared `jetstream.replicas`, so the table's code keeps
+        reading one field whichever name the deployment set."""
+        if not isinstance(data, dict) or "jetstream" not in data:
+            return data
+        shared = data["jetstream"]
+        replicas = (
+            shared.replicas if isinstance(shared, JetStreamSettings) else shared.get("replicas")
+        )
+        if replicas is None:
+            return data
+        table = data.get("table")
+        if table is None:
+            return {**data, "table": {"replicas": replicas}}
+        if isinstance(table, TableConfig):
+            if "replicas" in table.model_fields_set:
+                return data
+            return {**data, "table": table.model_copy(update={"replicas": int(replicas)})}
+        if isinstance(table, dict) and "replicas" not in table:
+            return {**data, "table": {**table, "replicas": replicas}}
+        return data
