@@ -19,6 +19,7 @@ from opolyx_chat.app import ChatApp
 from opolyx_chat.settings import ChatSection, ChatSettings
 from opolyx_contracts.chat import (
     CHAT_BOT_STICKERS_OFF,
+    BotSticker,
     ChatHistory,
     ChatHistoryRequest,
     ChatMessage,
@@ -82,18 +83,42 @@ def always() -> StickerMoments:
     return StickerMoments(random.Random(1), chance=1.0)
 
 
+def said(sticker: BotSticker | None) -> tuple[str, str] | None:
+    """A sticker as (occasion, moment): what chat posts once per table."""
+    return None if sticker is None else (sticker.occasion, sticker.moment)
+
+
 def test_a_new_bankruptcy_is_a_moment_once() -> None:
     moments = always()
     assert moments.moment(request(out_count=0)) is None  # the first look sets the scene
-    assert moments.moment(request(out_count=1)) == "bankruptcy"
+    assert said(moments.moment(request(out_count=1))) == ("bankruptcy", "1")
     assert moments.moment(request(out_count=1)) is None  # the same state again (a re-ask)
     assert moments.moment(request(table="t-2", out_count=3)) is None  # another table
+    assert said(moments.moment(request(out_count=3))) == ("bankruptcy", "3")
+
+
+def test_two_workers_seeing_one_bankruptcy_name_the_same_moment() -> None:
+    # the table's requests are shared between workers: each saw a different one before
+    one, two = always(), always()
+    one.moment(request(out_count=0, seat=1))
+    two.moment(request(out_count=0, seat=2))
+    first = one.moment(request(out_count=1, seat=1))
+    second = two.moment(request(out_count=1, seat=2))
+    assert first is not None and second is not None
+    assert (first.table_id, first.occasion, first.moment) == (
+        second.table_id,
+        second.occasion,
+        second.moment,
+    )
 
 
 def test_an_auction_won_by_this_bot_is_a_good_auction_and_one_lost_is_not() -> None:
     moments = always()
+    auction = request(auction=6).state
     assert moments.moment(request(auction=6)) is None
-    assert moments.moment(request(owners={6: 1})) == "good_auction"
+    # named by square, round and the seat whose turn it is: the same in every request of it
+    moment = f"6-{auction.round}-{auction.current_seat}"
+    assert said(moments.moment(request(owners={6: 1}))) == ("good_auction", moment)
     assert moments.moment(request(auction=8)) is None
     assert moments.moment(request(owners={8: 0})) is None  # seat 0 got it
 
@@ -103,7 +128,7 @@ def test_moments_are_only_sometimes_stickers() -> None:
     hits = 0
     for n in range(200):
         moments.moment(request(table=f"t{n}", out_count=0))
-        hits += moments.moment(request(table=f"t{n}", out_count=1)) == "bankruptcy"
+        hits += said(moments.moment(request(table=f"t{n}", out_count=1))) == ("bankruptcy", "1")
     assert 40 < hits < 120
 
 
@@ -146,7 +171,15 @@ def test_at_the_end_of_a_game_the_best_placed_roster_bot_may_say_goodbye_once() 
     seats = (("alice", False), ("bot-kemi", True), ("bot-ada", True), ("bot-x", True))
     # alice won, then Ada, then Kemi; "bot-x" is a bot of no persona (not on the roster)
     game = finished(seats=seats, placement=[0, 2, 1, 3])
-    assert moments.farewell(game) == "bot-ada"
+    goodbye = moments.farewell(game)
+    assert goodbye is not None
+    # one per game, whichever bot: chat's moment is the table and the occasion alone
+    assert (goodbye.table_id, goodbye.bot_id, goodbye.occasion, goodbye.moment) == (
+        "t-1",
+        "bot-ada",
+        "game_end",
+        "",
+    )
     assert moments.farewell(game) is None  # the same announcement heard again
     assert moments.farewell(finished("t-2", seats=(("alice", False), ("bob", False)))) is None
     assert moments.farewell(finished("t-3", seats=(("bot-x", True),))) is None
@@ -155,10 +188,10 @@ def test_at_the_end_of_a_game_the_best_placed_roster_bot_may_say_goodbye_once() 
 def test_the_end_of_a_game_gets_a_sticker_only_sometimes_and_one_at_most() -> None:
     moments = StickerMoments(random.Random(5), chance=0.4)
     seats = (("bot-kemi", True), ("bot-ada", True), ("bot-luca", True))
-    said = [moments.farewell(finished(f"t{n}", seats=seats)) for n in range(300)]
+    goodbyes = [moments.farewell(finished(f"t{n}", seats=seats)) for n in range(300)]
     # each bot in turn with the chance: someone speaks in 1 - 0.6^3 = 78% of the games
-    assert 180 < sum(s is not None for s in said) < 280
-    assert {s for s in said if s is not None} == {"bot-kemi", "bot-ada", "bot-luca"}
+    assert 180 < sum(s is not None for s in goodbyes) < 280
+    assert {s.bot_id for s in goodbyes if s is not None} == {"bot-kemi", "bot-ada", "bot-luca"}
 
 
 async def _games_stream(admin: Client) -> None:

@@ -29,6 +29,7 @@ from opolyx_contracts.subjects import (
     chat_messages,
     chat_post,
 )
+from opolyx_lobby.rooms import Member
 from pydantic import BaseModel
 
 R = TypeVar("R", bound=BaseModel)
@@ -319,6 +320,45 @@ async def test_bots_post_their_personas_sticker_unless_the_room_turned_it_off(
     await ask(gateway, CHAT_SETTINGS, off, contract.ChatSettingsReply)
     later = sticker.model_copy(update={"occasion": "bankruptcy"})
     assert await refused(bots, CHAT_BOT_STICKER, later) == contract.CHAT_BOT_STICKERS_OFF
+
+
+async def test_each_bot_sticker_moment_is_posted_once_across_instances_and_bots(
+    admin: Client, chat_factory: ChatFactory, gateway: Client
+) -> None:
+    """The same moment asked for again, by another bot or through another instance (a
+    game's end announced twice after a table takeover, one bankruptcy read by two bot
+    workers), is refused: one sticker per table, occasion and moment."""
+    ada = Member(player_id="bot-ada", name="Ada", bot=True, style="builder")
+    one, two = await chat_factory(), await chat_factory()
+    room = room_record(members=(*HUMANS, BOT, ada))
+    for app in (one, two):
+        await put_room(admin, app, room)
+
+    async def sticker(app: ChatApp, bot: str, occasion: str, moment: str = "") -> str:
+        """Ask this instance itself (the queue group would pick one at random)."""
+        body = contract.BotSticker.model_validate(
+            {"table_id": "t-1-a", "bot_id": bot, "occasion": occasion, "moment": moment}
+        )
+        assert app.chat is not None
+        answer = json.loads(await app.chat.answer(CHAT_BOT_STICKER, encode(body)))
+        return "posted" if answer["ok"] else str(answer["error"]["code"])
+
+    duplicate = contract.CHAT_DUPLICATE
+    assert await sticker(one, BOT.player_id, "game_end") == "posted"
+    assert await sticker(two, BOT.player_id, "game_end") == duplicate  # the same bot again
+    assert await sticker(two, "bot-ada", "game_end") == duplicate  # one goodbye per game
+    assert await sticker(one, "bot-ada", "bankruptcy", "1") == "posted"
+    assert await sticker(two, BOT.player_id, "bankruptcy", "1") == duplicate
+    assert await sticker(two, BOT.player_id, "bankruptcy", "2") == "posted"  # the next one
+    assert await sticker(two, "bot-ada", "good_auction", "6-3-1") == "posted"
+    assert await sticker(one, "bot-ada", "good_auction", "6-3-1") == duplicate
+    said = [(m.sender_id, m.sticker) for m in (await history(gateway, TABLE, "alice")).messages]
+    assert said == [
+        (BOT.player_id, contract.sticker_for("shark", "game_end")),
+        ("bot-ada", contract.sticker_for("builder", "bankruptcy")),
+        (BOT.player_id, contract.sticker_for("shark", "bankruptcy")),
+        ("bot-ada", contract.sticker_for("builder", "good_auction")),
+    ]
 
 
 async def test_once_the_lobby_closed_the_room_only_the_end_of_game_sticker_is_taken(

@@ -308,9 +308,18 @@ BOT_OCCASIONS: tuple[BotOccasion, ...] = ("good_auction", "bankruptcy", "game_en
 
 
 class BotSticker(Message):
+    """A bot's sticker for a moment of its table's game. Chat posts one per table, occasion
+    and `moment`, whichever worker or bot asks and however often: the bots hear a game's
+    end live (a table taken over announces it again) and several workers read the same
+    bankruptcy from the decision requests; a repeat is refused with `chat/duplicate`."""
+
     table_id: str = Field(min_length=1, max_length=128)
     bot_id: str = _PlayerId
     occasion: BotOccasion
+    moment: str = Field(default="", max_length=40, pattern=r"^[0-9a-z_-]*$")
+    """Which one of the occasion at this table, the same for every worker that sees it:
+    empty for the end of the game (one goodbye per game), the table's out count after a
+    bankruptcy, `<square>-<round>-<seat whose turn it was>` for an auction."""
 
 
 _BY_STYLE: dict[str, dict[BotOccasion, str]] = {

@@ -22,6 +22,7 @@ from opolyx_contracts.subjects import (
     BOTS_CONSUMER,
     BOTS_DECIDE,
     BOTS_DECISIONS_STREAM,
+    CHAT_BOT_MOMENTS_BUCKET,
     CHAT_BOT_STICKER,
     CHAT_HISTORY_ANY,
     CHAT_MUTE,
@@ -315,7 +316,8 @@ BOTS = Role(
         Grant("post a bot's sticker in its table's chat", publish=(CHAT_BOT_STICKER,)),
         # The end of a game sends no decision request: a bot's end-of-game sticker needs the
         # live `game.finished` (a core subscription in queue group `bots`, no GAMES consumer:
-        # a sticker replayed after an outage would land in a finished table's chat).
+        # a sticker replayed after an outage would land in a finished table's chat). A
+        # takeover can announce an end twice; chat posts one goodbye per table.
         Grant(
             "hear that a game finished (a bot's end-of-game sticker)", subscribe=(GAME_FINISHED,)
         ),
@@ -339,6 +341,7 @@ CHAT = Role(
         kv_bucket(CHAT_MUTES_BUCKET, write=True),
         kv_bucket(CHAT_REPORTS_BUCKET, write=True),
         kv_bucket(CHAT_ROOMS_BUCKET, write=True),
+        kv_bucket(CHAT_BOT_MOMENTS_BUCKET, write=True),
         # Who is in which room and at which table: the lobby's records, read only.
         kv_bucket(ROOMS_BUCKET, write=False),
     ),

@@ -15,6 +15,7 @@ __all__ = [
     "BOTS_DECIDE",
     "BOTS_DECISIONS_STREAM",
     "BOTS_QUEUE",
+    "CHAT_BOT_MOMENTS_BUCKET",
     "CHAT_BOT_STICKER",
     "CHAT_HISTORY_ANY",
     "CHAT_MUTE",
@@ -134,6 +135,8 @@ CHAT_BOT_STICKER = f"{PREFIX}.chat.bot_sticker"
 CHAT_MUTES_BUCKET = "chat_mutes"
 CHAT_REPORTS_BUCKET = "chat_reports"
 CHAT_ROOMS_BUCKET = "chat_rooms"
+CHAT_BOT_MOMENTS_BUCKET = "chat_bot_moments"
+"""One key per bot sticker moment taken (table, occasion, moment): a repeat is refused."""
 
 # Progression
 PROGRESSION_ANY = f"{PREFIX}.progression.*"

@@ -11,6 +11,12 @@ bot then asks chat (`BotSticker` on `CHAT_BOT_STICKER`) to post its persona's st
 it; chat picks the sticker (`opolyx_contracts.chat.sticker_for`), checks the bot sat at the
 table and that the room did not turn bot stickers off.
 
+A moment can reach more than one worker: the workers share the tables' requests, so two of
+them may each see the same bankruptcy, and a table taken over while announcing its end
+announces it again, live, to whichever worker the queue group picks. What a worker
+remembers holds for itself only; each sticker therefore names its moment the same way for
+every worker (`BotSticker.moment`), and chat takes one sticker per moment.
+
 Posting is fire-and-forget: a refusal or a missing chat service costs the game nothing.
 """
 
@@ -43,6 +49,8 @@ TIMEOUT = 1.0
 @dataclass(frozen=True)
 class _Seen:
     out_count: int
+    auction: str | None
+    """The open auction as its moment (`<square>-<round>-<seat whose turn>`), if any."""
     auction_square: int | None
 
 
@@ -56,12 +64,17 @@ class StickerMoments:
         self.finished: OrderedDict[str, None] = OrderedDict()
         """Tables whose end this worker heard (the oldest is forgotten first)."""
 
-    def moment(self, request: DecisionRequest) -> BotOccasion | None:
+    def moment(self, request: DecisionRequest) -> BotSticker | None:
+        """The sticker this request's bot asks for, if the request shows a moment."""
         state = request.state
         pending = state.pending or {}
+        square = pending.get("square") if pending.get("kind") == "auction" else None
         now = _Seen(
             out_count=state.out_count,
-            auction_square=pending.get("square") if pending.get("kind") == "auction" else None,
+            # an auction is open within one seat's turn: square, round and that seat name
+            # it the same way in every request of it, whichever worker reads one
+            auction=None if square is None else f"{square}-{state.round}-{state.current_seat}",
+            auction_square=square,
         )
         before = self.tables.pop(request.table_id, None)
         self.tables[request.table_id] = now
@@ -70,21 +83,26 @@ class StickerMoments:
         if before is None:
             return None
         occasion: BotOccasion | None = None
+        moment = ""
         if now.out_count > before.out_count:
-            occasion = "bankruptcy"
-        elif before.auction_square is not None and now.auction_square != before.auction_square:
+            # the k-th player out of this game: the same number for every worker
+            occasion, moment = "bankruptcy", str(now.out_count)
+        elif before.auction is not None and now.auction != before.auction:
             won = [s for s in state.squares if s["square"] == before.auction_square]
             if won and won[0]["owner"] == request.seat:
-                occasion = "good_auction"
+                occasion, moment = "good_auction", before.auction
         if occasion is None or self.rng.random() >= self.chance:
             return None
-        return occasion
+        return BotSticker(
+            table_id=request.table_id, bot_id=request.player_id, occasion=occasion, moment=moment
+        )
 
-    def farewell(self, game: GameFinished) -> str | None:
-        """The roster bot of a finished game that posts its end-of-game sticker, if any: at
-        most one per game (a table of bots all saying "gg" is a flood), the best placed bot
-        first, each with the same chance. A game heard twice (a republished announcement)
-        gets no second sticker from this worker."""
+    def farewell(self, game: GameFinished) -> BotSticker | None:
+        """The end-of-game sticker of a finished game's roster bot, if any: at most one per
+        game (a table of bots all saying "gg" is a flood), the best placed bot first, each
+        with the same chance. A game heard twice (a republished announcement) gets no
+        second sticker from this worker; one that another worker heard too gets none from
+        chat (one `game_end` per table, whichever bot asks)."""
         self.tables.pop(game.table_id, None)  # the game is over: no later request compares
         if game.table_id in self.finished:
             return None
@@ -98,7 +116,9 @@ class StickerMoments:
             if result is None or not result.bot or bot_persona(result.player_id) is None:
                 continue
             if self.rng.random() < self.chance:
-                return result.player_id
+                return BotSticker(
+                    table_id=game.table_id, bot_id=result.player_id, occasion="game_end"
+                )
         return None
 
 
@@ -114,17 +134,14 @@ class StickerPoster:
         self._tasks: set[asyncio.Task[None]] = set()
 
     def seen(self, request: DecisionRequest) -> None:
-        occasion = self.moments.moment(request)
-        if occasion is None:
-            return
-        self._send(
-            BotSticker(table_id=request.table_id, bot_id=request.player_id, occasion=occasion)
-        )
+        sticker = self.moments.moment(request)
+        if sticker is not None:
+            self._send(sticker)
 
     def game_finished(self, game: GameFinished) -> None:
-        bot_id = self.moments.farewell(game)
-        if bot_id is not None:
-            self._send(BotSticker(table_id=game.table_id, bot_id=bot_id, occasion="game_end"))
+        sticker = self.moments.farewell(game)
+        if sticker is not None:
+            self._send(sticker)
 
     def _send(self, body: BotSticker) -> None:
         task = asyncio.create_task(self._post(body))

@@ -18,6 +18,7 @@ from opolyx_contracts import chat as contract
 from opolyx_contracts.chat import (
     CHAT_BAD_CHANNEL,
     CHAT_BOT_STICKERS_OFF,
+    CHAT_DUPLICATE,
     CHAT_NOT_CREATOR,
     CHAT_NOT_MEMBER,
     CHAT_UNKNOWN_MESSAGE,
@@ -156,7 +157,12 @@ class Chat:
         text: str | None,
         sticker: str | None,
         bot: bool,
+        moment: str | None = None,
     ) -> contract.ChatPosted:
+        # A moment taken already is refused before moderation notes the post (a bot refused
+        # here has said nothing, and may say its sticker for the next moment).
+        if moment is not None and not await self.store.claim_moment(moment, sender_id):
+            raise ContractError(CHAT_DUPLICATE, "that moment already has its bot sticker")
         now = self.clock()
         self.moderator.check(sender_id, channel.token, text, sticker, now)
         message = ChatMessage(
@@ -254,4 +260,9 @@ class Chat:
             raise ContractError(CHAT_BOT_STICKERS_OFF, "the room turned bot stickers off")
         channel = ChannelRef(kind="table", id=request.table_id)
         sticker = sticker_for(bot.style, request.occasion)
-        return await self._send(channel, bot.player_id, bot.name, None, sticker, True)
+        # One sticker per moment across every chat instance: the same moment reaches chat
+        # again from another bot worker (a game's end announced twice after a table
+        # takeover, a bankruptcy seen by two workers); the moderator's duplicate rule is
+        # per instance and per sender, so it does not catch that.
+        moment = ".".join(m for m in (request.table_id, request.occasion, request.moment) if m)
+        return await self._send(channel, bot.player_id, bot.name, None, sticker, True, moment)

@@ -7,6 +7,9 @@
   changed with compare-and-set so two instances cannot lose each other's change.
 - `chat_reports`: report id -> `ChatReportRecord`.
 - `chat_rooms`: room id -> `ChatRoomSettings`.
+- `chat_bot_moments`: `<table>.<occasion>[.<moment>]` -> the bot that took it, created once
+  (the server refuses a second create, whichever instance asks), kept as long as the
+  history: a bot sticker moment gets one sticker however often it is asked for.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from opolyx_contracts.envelope import encode
 from opolyx_contracts.errors import BUSY, ContractError
 from opolyx_contracts.lobby import member_token
 from opolyx_contracts.subjects import (
+    CHAT_BOT_MOMENTS_BUCKET,
     CHAT_MUTES_BUCKET,
     CHAT_REPORTS_BUCKET,
     CHAT_ROOMS_BUCKET,
@@ -49,12 +53,18 @@ CAS_ATTEMPTS = 20
 
 class ChatStore:
     def __init__(
-        self, js: JetStreamContext, mutes: KeyValue, reports: KeyValue, rooms: KeyValue
+        self,
+        js: JetStreamContext,
+        mutes: KeyValue,
+        reports: KeyValue,
+        rooms: KeyValue,
+        moments: KeyValue,
     ) -> None:
         self.js = js
         self.mutes = mutes
         self.reports = reports
         self.rooms = rooms
+        self.moments = moments
 
     @classmethod
     async def open(
@@ -74,6 +84,12 @@ class ChatStore:
             await ensure_kv(js, CHAT_MUTES_BUCKET, replicas=replicas),
             await ensure_kv(js, CHAT_REPORTS_BUCKET, replicas=replicas),
             await ensure_kv(js, CHAT_ROOMS_BUCKET, replicas=replicas),
+            await ensure_kv(
+                js,
+                CHAT_BOT_MOMENTS_BUCKET,
+                ttl=section.history_max_age_seconds,
+                replicas=replicas,
+            ),
         )
 
     # history ---------------------------------------------------------------------------
@@ -121,6 +137,17 @@ class ChatStore:
             return found
         finally:
             await sub.unsubscribe()
+
+    async def claim_moment(self, key: str, bot_id: str) -> bool:
+        """Take a bot sticker moment: True the first time, False once any instance took it.
+
+        A create in KV, not a message id on the history's publish: JetStream would store a
+        repeat once, but the channel's live subscribers (the gateways) get every publish."""
+        try:
+            await self.moments.create(key, bot_id.encode())
+        except KeyWrongLastSequenceError:
+            return False
+        return True
 
     # mutes -----------------------------------------------------------------------------
 
