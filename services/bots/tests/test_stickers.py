@@ -112,6 +112,17 @@ def test_two_workers_seeing_one_bankruptcy_name_the_same_moment() -> None:
     )
 
 
+def test_an_older_request_redelivered_after_a_newer_one_names_the_same_bankruptcy_again() -> None:
+    # a request nacked while the table was being taken over comes back after newer ones:
+    # this worker then reads the same bankruptcy twice, under the same name, which chat
+    # takes once
+    moments = always()
+    moments.moment(request(out_count=0))
+    assert said(moments.moment(request(out_count=1))) == ("bankruptcy", "1")
+    assert moments.moment(request(out_count=0)) is None  # the redelivered older request
+    assert said(moments.moment(request(out_count=1))) == ("bankruptcy", "1")
+
+
 def test_an_auction_won_by_this_bot_is_a_good_auction_and_one_lost_is_not() -> None:
     moments = always()
     auction = request(auction=6).state
