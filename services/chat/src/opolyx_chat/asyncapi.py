@@ -83,7 +83,8 @@ def document() -> dict[str, Any]:
             contract.ChatPosted,
             queue=QUEUE,
             description="A bot at a table posts the sticker of its persona for an occasion "
-            "(bots role), unless the room turned bot stickers off.",
+            "(bots role), unless the room turned bot stickers off; once per table, occasion "
+            "and moment across every instance and bot (a repeat: `chat/duplicate`).",
         )
         .publishes(
             CHAT_STREAM_SUBJECTS,
