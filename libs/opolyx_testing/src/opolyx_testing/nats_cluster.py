@@ -76,6 +76,12 @@ class NatsCluster:
             if path.exists()
         )
 
+    def stop_node(self, index: int) -> None:
+        """Stop one node (a lost server); the others go on."""
+        process = self._processes[index]
+        process.terminate()
+        process.wait(10)
+
     def stop(self) -> None:
         for process in self._processes:
             process.terminate()
@@ -110,11 +116,21 @@ async def _wait_for_meta_leader(cluster: NatsCluster, deadline: float) -> None:
     """Until JetStream answers an account request: its meta group has a leader."""
     last: Exception | None = None
     while time.monotonic() < deadline:
+        settings = cluster.settings_for(ADMIN_ROLE)
+        # A client of our own, closed after a refusal: nats.connect() would leave the
+        # refused socket open (its finalisation warning would land in a later test).
+        nc = Client()
         try:
-            nc = await cluster.connect(
-                allow_reconnect=False, connect_timeout=1, error_cb=_quiet, max_reconnect_attempts=0
+            await nc.connect(
+                servers=settings.servers,
+                **connect_options(settings),
+                allow_reconnect=False,
+                connect_timeout=1,
+                error_cb=_quiet,
+                max_reconnect_attempts=0,
             )
         except Exception as exc:  # no node listening yet
+            await nc.close()
             last = exc
             await asyncio.sleep(0.05)
             continue
