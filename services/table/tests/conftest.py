@@ -16,6 +16,10 @@ from opolyx_testing.table_client import TableClient
 
 StartTable = Callable[..., Awaitable[TableInstance]]
 
+READY_LIMIT = 60.0
+"""Seconds an instance may take to connect and finish its first lease round (a fraction of
+a second here; far more only if something hangs, which then fails the test that started it)."""
+
 
 @pytest.fixture
 async def client_nc(nats_url: str) -> AsyncIterator[Client]:
@@ -49,8 +53,9 @@ async def start_table(nats_server: NatsServer) -> AsyncIterator[StartTable]:
         instance = TableInstance(nc, connect_leases, storage, settings, instance_id)
         await instance.start()
         started.append((instance, nc))
-        while not instance.ready:
-            await asyncio.sleep(0.01)
+        async with asyncio.timeout(READY_LIMIT):
+            while not instance.ready:
+                await asyncio.sleep(0.01)
         return instance
 
     yield start

@@ -50,6 +50,10 @@ __all__ = ["LeaseKeeper", "PartitionLeases"]
 
 log = get_logger("opolyx_table.leases")
 
+SHUTDOWN_LIMIT = 15.0
+"""Seconds the lease thread may take to hand every partition back and close its connection
+(one round trip per partition and a drain: well under a second normally)."""
+
 Probe = Callable[[str], Awaitable[bool]]
 """Whether an instance may be alive: False only when it certainly is not."""
 
@@ -322,9 +326,14 @@ class LeaseKeeper:
         if loop is None or thread is None or not thread.is_alive():
             return
         self._loop = None
-        done = asyncio.run_coroutine_threadsafe(self._shutdown(release), loop)
-        with contextlib.suppress(Exception):
-            await asyncio.wrap_future(done)
+        done = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._shutdown(release), loop))
+        # Bounded: a stop must end (SIGTERM) even if handing back hangs on a lost server.
+        finished, _ = await asyncio.wait({done}, timeout=SHUTDOWN_LIMIT)
+        if not finished:
+            log.error("lease_shutdown_did_not_finish", limit=SHUTDOWN_LIMIT)
+            loop.call_soon_threadsafe(loop.stop)
+        elif not done.cancelled() and done.exception() is not None:
+            log.warning("lease_shutdown_failed", error=repr(done.exception()))
         await asyncio.to_thread(thread.join, 5.0)
 
     def _run(self) -> None:
