@@ -21,6 +21,19 @@ def _wait_for_loop(wake: asyncio.Event, rounds: list[int]) -> asyncio.Task[None]
     return asyncio.create_task(loop())
 
 
+def _stubborn(release: asyncio.Event) -> asyncio.Task[None]:
+    """A task that ignores every cancellation until `release` is set (and it is woken)."""
+
+    async def stubborn() -> None:
+        while not release.is_set():
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                continue
+
+    return asyncio.create_task(stubborn())
+
+
 async def test_a_loop_whose_wait_for_swallowed_the_cancellation_is_stopped() -> None:
     wake, rounds = asyncio.Event(), []
     task = _wait_for_loop(wake, rounds)
@@ -47,15 +60,7 @@ async def test_a_plain_cancel_and_await_of_that_loop_would_hang() -> None:
 
 async def test_the_callers_own_cancellation_is_not_swallowed() -> None:
     release = asyncio.Event()
-
-    async def stubborn() -> None:
-        while not release.is_set():
-            try:
-                await asyncio.sleep(60)
-            except asyncio.CancelledError:
-                continue  # ignores every cancellation until released
-
-    task = asyncio.create_task(stubborn())
+    task = _stubborn(release)
     await asyncio.sleep(0)
     stopping = asyncio.create_task(cancel_and_wait(task, limit=60))
     await asyncio.sleep(0.05)
@@ -70,15 +75,7 @@ async def test_the_callers_own_cancellation_is_not_swallowed() -> None:
 
 async def test_a_task_that_never_ends_is_given_up_on_after_the_limit() -> None:
     release = asyncio.Event()
-
-    async def stubborn() -> None:
-        while not release.is_set():
-            try:
-                await asyncio.sleep(60)
-            except asyncio.CancelledError:
-                continue
-
-    task = asyncio.create_task(stubborn())
+    task = _stubborn(release)
     await asyncio.sleep(0)
     await cancel_and_wait(task, limit=0.3)
     assert not task.done(), "returned although the task still runs: given up on"
