@@ -35,13 +35,18 @@ function wholeTurns(events) {
   return first > 0 ? events.slice(first) : events;
 }
 
+// The oldest line of a log that starts partway through the game: earlier moves happened.
+export function earlierLine() {
+  return { text: t("log.earlier"), kind: "earlier" };
+}
+
 // Turns a list of events into log entries {text, kind, link?}. `ctx` names seats, squares
 // and cards (seatName, squareName, cardText) and gives the table's id (tableId); with
 // `ctx.partial` the events start partway through the game and the oldest line says so.
 export function describe(allEvents, ctx) {
   const lines = [];
   const events = ctx.partial ? wholeTurns(allEvents) : allEvents;
-  if (ctx.partial) lines.push({ text: t("log.earlier"), kind: "earlier" });
+  if (ctx.partial) lines.push(earlierLine());
   // lines that come from what the autopilot did for a seat are marked as its
   let byAutopilot = false;
   const add = lines.push.bind(lines);

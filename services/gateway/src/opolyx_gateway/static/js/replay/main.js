@@ -8,7 +8,7 @@
 import { Board } from "../board.js";
 import { loadSession } from "../actions.js";
 import { GATEWAY_ERRORS } from "../constants.js";
-import { describe } from "../log.js";
+import { describe, earlierLine } from "../log.js";
 import { $, h, money } from "../dom.js";
 import { initI18n, language, languages, onLanguage, setLanguage, t } from "../i18n.js";
 import { cardText, modeName, seatName, squareLabel, squareName, winnerText } from "../names.js";
@@ -70,11 +70,15 @@ function renderPlayers(entry) {
   $("#rp-dice").textContent = dice ? t("replay.dice", { dice }) : "";
 }
 
-// The log as it read at this point: the events of the last few turns before it.
+// The log as it read at this point: the events of the last few turns before it. When it
+// leaves turns out, its oldest line says so, as the game's own log does. (Not through
+// describe's `partial`: it also drops the events before the first turn_started, and a
+// step's events begin just after its turn_started, so the oldest whole turn would go.)
 function renderLog(step) {
   const events = page.timeline.eventsBefore(step, LOG_STEPS);
   const ctx = { seatName, squareName, cardText, tableId: page.tableId, winnerText: () => winnerText(page.timeline.entry(step).state) };
   const lines = describe(events, ctx);
+  if (step > LOG_STEPS) lines.unshift(earlierLine());
   $("#rp-log").replaceChildren(...lines.reverse().map((line) =>
     h(`li${line.kind ? "." + line.kind : ""}`, {}, line.text)));
 }
