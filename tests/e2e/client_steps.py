@@ -6,19 +6,31 @@ refuses to evaluate."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, ROOT
 
 WAIT_S = 60.0
+I18N = ROOT / "services" / "gateway" / "src" / "opolyx_gateway" / "static" / "i18n"
+LANGUAGES = sorted(json.loads((I18N / "index.json").read_text(encoding="utf-8"))["languages"])
 SEQ = (
     "(window.opolyx.app.table && window.opolyx.app.table.view"
     " ? window.opolyx.app.table.view.seq : 0)"
 )
+
+
+def message(lang: str, area: str, key: str) -> str:
+    """The catalogue's text for ``key`` (dotted) in ``area``'s file of language ``lang``."""
+    value: Any = json.loads((I18N / lang / f"{area}.json").read_text(encoding="utf-8"))
+    for part in key.split("."):
+        value = value[part]
+    assert isinstance(value, str)
+    return value
 
 
 def poll(page: Page, expression: str, timeout_s: float = WAIT_S) -> Any:
@@ -50,6 +62,8 @@ def start_game_with_bots(page: Page, bots: int = 3, mode: str | None = None) -> 
     for n in range(bots):
         page.click("#add-bot")
         expect(members).to_have_count(n + 2)
+    # one tag for each bot ("bot") and one for the creator: the room marks its bots
+    expect(page.locator("#members .tag")).to_have_count(bots + 1)
     page.click("#start-game")
     expect(page.locator("#view-table")).to_be_visible()
     expect(page.locator("#players li")).to_have_count(bots + 1)

@@ -29,11 +29,26 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-DESKTOP = {"width": 1280, "height": 860}
+# The browser sizes the client is checked at, defined here only: every test file takes them
+# (and the marks below) from this module.
 PHONE = {"width": 390, "height": 844}
 WIDE = {"width": 1366, "height": 860}
-"""The desktop size the issues name (DESKTOP is the older tests' 1280)."""
-VIEWPORTS = pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1366x860", "390x844"])
+"""The desktop size the issues name."""
+DESKTOP = {"width": 1280, "height": 860}
+"""The older tests' desktop size (their screenshots and layout checks were written at it)."""
+
+
+def on_desktop_and_phone(
+    desktop: dict[str, int] = WIDE, *, ids_by_size: bool = False
+) -> pytest.MarkDecorator:
+    """Runs a test twice, at ``desktop`` and at PHONE, passed as its ``viewport`` argument;
+    the test ids are ``desktop``/``phone``, or the sizes (``1366x860``) with ``ids_by_size``."""
+    sizes = [desktop, PHONE]
+    ids = [f"{s['width']}x{s['height']}" for s in sizes] if ids_by_size else ["desktop", "phone"]
+    return pytest.mark.parametrize("viewport", sizes, ids=ids)
+
+
+VIEWPORTS = on_desktop_and_phone(ids_by_size=True)
 """A test run at both sizes the client is checked at; it takes a ``viewport`` argument."""
 
 
@@ -112,8 +127,12 @@ class PageWatch:
         self.pages: list[Page] = []
         self.errors: list[str] = []
 
-    def open(self, viewport: dict[str, int] = DESKTOP, path: str = "/") -> Page:
-        context = self.browser.new_context(viewport=viewport)  # type: ignore[arg-type]
+    def open(
+        self, viewport: dict[str, int] = DESKTOP, path: str = "/", locale: str | None = None
+    ) -> Page:
+        """A new page at ``path``; ``locale`` sets the browser's language
+        (navigator.languages), else the browser's own default."""
+        context = self.browser.new_context(viewport=viewport, locale=locale)  # type: ignore[arg-type]
         page = context.new_page()
 
         def on_console(message: ConsoleMessage) -> None:

@@ -14,11 +14,10 @@ import pytest
 from playwright.sync_api import Page
 
 from .client_steps import sign_in, start_game_with_bots
-from .conftest import PHONE, ROOT, PageWatch
+from .conftest import ROOT, PageWatch, on_desktop_and_phone
 
 AXE_VERSION = "4.10.3"
 AXE_DIR = ROOT / ".cache" / "axe-core" / AXE_VERSION
-VIEWPORTS = {"desktop": {"width": 1366, "height": 860}, "phone": PHONE}
 BLOCKING = {"serious", "critical"}
 
 
@@ -68,13 +67,13 @@ def violations(page: Page, axe: str) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
-@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+@on_desktop_and_phone()
 def test_lobby_and_table_have_no_serious_violation(
-    pages: PageWatch, axe_source: str, size: str, lang: str
+    pages: PageWatch, axe_source: str, viewport: dict[str, int], lang: str
 ) -> None:
-    page = pages.open(VIEWPORTS[size], path=f"/?lang={lang}")
+    page = pages.open(viewport, path=f"/?lang={lang}")
     assert violations(page, axe_source) == [], "sign-in"
-    sign_in(page, f"Ada{size[0]}{lang}")
+    sign_in(page, f"Ada{viewport['width']}{lang}")
     assert violations(page, axe_source) == [], "lobby"
     start_game_with_bots(page, bots=2)
     assert violations(page, axe_source) == [], "table"

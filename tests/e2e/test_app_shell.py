@@ -9,14 +9,11 @@ import contextlib
 import struct
 import time
 
-import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
-from .conftest import DESKTOP, PHONE, PageWatch
-from .test_play import STATE_SEQ, sign_in, start_game_with_bots, table_seq
-
-VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+from .client_steps import SEQ, sign_in, start_game_with_bots, table_seq
+from .conftest import DESKTOP, PageWatch, on_desktop_and_phone
 
 CONTROLLED = "() => Boolean(navigator.serviceWorker && navigator.serviceWorker.controller)"
 
@@ -32,7 +29,7 @@ def act(page: Page, selector: str) -> None:
     the page's CSP allows no string evaluation)."""
     before = table_seq(page)
     page.click(selector)
-    page.wait_for_function(f"() => {STATE_SEQ} > {before}")
+    page.wait_for_function(f"() => {SEQ} > {before}")
 
 
 def wait_until_controlled(page: Page) -> None:
@@ -40,7 +37,7 @@ def wait_until_controlled(page: Page) -> None:
     page.wait_for_function(CONTROLLED)
 
 
-@VIEWPORTS
+@on_desktop_and_phone(DESKTOP)
 def test_the_app_installs_and_rides_out_going_offline(
     pages: PageWatch, viewport: dict[str, int]
 ) -> None:
@@ -102,7 +99,7 @@ def play_until(page: Page, condition: str, timeout: float = 90) -> None:
             time.sleep(0.2)
 
 
-@VIEWPORTS
+@on_desktop_and_phone(DESKTOP)
 def test_mute_is_remembered_and_cues_follow_the_live_events(
     pages: PageWatch, viewport: dict[str, int]
 ) -> None:
@@ -131,7 +128,7 @@ def test_mute_is_remembered_and_cues_follow_the_live_events(
     assert page.evaluate("() => localStorage.getItem('opolyx.muted')") == "0"
 
 
-@VIEWPORTS
+@on_desktop_and_phone(DESKTOP)
 def test_a_new_version_offers_a_reload_and_takes_over(
     pages: PageWatch, viewport: dict[str, int]
 ) -> None:

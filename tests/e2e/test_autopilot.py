@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
-from .conftest import DESKTOP, PHONE, ROOT, PageWatch, local_system
-from .test_play import sign_in, start_game_with_bots, table_seq
+from .client_steps import sign_in, start_game_with_bots, table_seq
+from .conftest import DESKTOP, ROOT, PageWatch, local_system, on_desktop_and_phone
 
 GRACE_SECONDS = "2"
 AUTOPILOT_TIMEOUT_MS = 40_000
@@ -73,7 +73,7 @@ class Network:
         self.down = False
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+@on_desktop_and_phone(DESKTOP)
 def test_a_dropped_player_is_played_by_the_autopilot_and_gets_the_seat_back(
     pages: PageWatch, viewport: dict[str, int]
 ) -> None:

@@ -13,7 +13,6 @@ import re
 import time
 from typing import Any
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from .client_steps import (
@@ -25,14 +24,11 @@ from .client_steps import (
     start_game_with_bots,
     wait_for_my_roll,
 )
-from .conftest import PHONE, PageWatch
-
-VIEWPORTS = {"desktop": {"width": 1366, "height": 860}, "phone": PHONE}
-SIZES = sorted(VIEWPORTS)
+from .conftest import WIDE, PageWatch, on_desktop_and_phone
 
 
-def game(pages: PageWatch, size: str, name: str, bots: int = 2) -> Page:
-    page = pages.open(VIEWPORTS[size])
+def game(pages: PageWatch, viewport: dict[str, int], name: str, bots: int = 2) -> Page:
+    page = pages.open(viewport)
     sign_in(page, name)
     start_game_with_bots(page, bots=bots)
     return page
@@ -77,11 +73,11 @@ def seat_names(page: Page) -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("size", SIZES)
+@on_desktop_and_phone()
 def test_back_to_lobby_mid_game_keeps_a_way_back_and_no_stale_room(
-    pages: PageWatch, size: str
+    pages: PageWatch, viewport: dict[str, int]
 ) -> None:
-    page = game(pages, size, "Rover")
+    page = game(pages, viewport, "Rover")
     page.click("#leave-table")
     expect(page.locator("#view-lobby")).to_be_visible()
     # the old room with its Start button is gone; a way back to the game is there
@@ -116,9 +112,9 @@ def play_until_i_own(page: Page, deadline_s: float = 150) -> int:
     raise AssertionError("no property bought in time")
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_open_dialogs_follow_each_action(pages: PageWatch, size: str) -> None:
-    page = game(pages, size, "Mona")
+@on_desktop_and_phone()
+def test_open_dialogs_follow_each_action(pages: PageWatch, viewport: dict[str, int]) -> None:
+    page = game(pages, viewport, "Mona")
     square = play_until_i_own(page)
     page.click("#open-manage")
     row = page.locator(f"#manage-dialog .prop-row[data-square='{square}']")
@@ -145,11 +141,11 @@ def test_open_dialogs_follow_each_action(pages: PageWatch, size: str) -> None:
     expect(card).not_to_contain_text("mortgaged")
 
 
-@pytest.mark.parametrize("size", SIZES)
+@on_desktop_and_phone()
 def test_the_event_card_banner_names_the_drawer_and_goes_at_the_next_turn(
-    pages: PageWatch, size: str
+    pages: PageWatch, viewport: dict[str, int]
 ) -> None:
-    page = game(pages, size, "Cara")
+    page = game(pages, viewport, "Cara")
     names = seat_names(page)
     banner = page.locator("#card-drawn")
     inject(page, {"type": "card_drawn", "seat": 1, "card": 6, "text": "x", "reshuffled": False})
@@ -164,7 +160,7 @@ def test_the_event_card_banner_names_the_drawer_and_goes_at_the_next_turn(
 
 
 def test_the_log_reads_as_what_happened(pages: PageWatch) -> None:
-    page = game(pages, "desktop", "Lex")
+    page = game(pages, WIDE, "Lex")
     me, bot, _ = seat_names(page)
     square = 1  # Brambleway, the first street
 
@@ -283,9 +279,11 @@ def test_the_log_reads_as_what_happened(pages: PageWatch) -> None:
     expect(page.locator("#log")).not_to_contain_text("opolyx-rules")
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_a_player_who_is_out_is_told_and_has_no_controls(pages: PageWatch, size: str) -> None:
-    page = game(pages, size, "Quinn")
+@on_desktop_and_phone()
+def test_a_player_who_is_out_is_told_and_has_no_controls(
+    pages: PageWatch, viewport: dict[str, int]
+) -> None:
+    page = game(pages, viewport, "Quinn")
     page.on("dialog", lambda dialog: dialog.accept())
     wait_for_my_roll(page)
     before = int(page.evaluate("window.opolyx.app.table.view.seq"))
@@ -328,7 +326,7 @@ def test_a_player_who_is_out_is_told_and_has_no_controls(pages: PageWatch, size:
 
 
 def test_a_team_win_names_the_side(pages: PageWatch) -> None:
-    page = game(pages, "desktop", "Tess")
+    page = game(pages, WIDE, "Tess")
     names = seat_names(page)
     text = page.evaluate(
         """async () => {
@@ -355,11 +353,11 @@ def contrast(fg: list[float], bg: list[float]) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@on_desktop_and_phone()
 def test_the_low_time_countdown_is_readable_and_pawns_leave_start_readable(
-    pages: PageWatch, size: str
+    pages: PageWatch, viewport: dict[str, int]
 ) -> None:
-    page = game(pages, size, "Otto")
+    page = game(pages, viewport, "Otto")
     secs = page.locator("#countdown .secs")
     expect(secs).to_be_visible(timeout=WAIT_S * 1000)
     page.evaluate("document.getElementById('countdown').classList.add('low')")

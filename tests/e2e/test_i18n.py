@@ -5,19 +5,21 @@ test-artifacts/."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-import pytest
-from playwright.sync_api import ConsoleMessage, Page, expect
+from playwright.sync_api import Page, expect
 
-from .client_steps import outside_viewport, overlaps, screenshot, sign_in, start_game_with_bots
-from .conftest import DESKTOP, PHONE, ROOT, PageWatch
+from .client_steps import (
+    LANGUAGES,
+    message,
+    outside_viewport,
+    overlaps,
+    screenshot,
+    sign_in,
+    start_game_with_bots,
+)
+from .conftest import DESKTOP, PHONE, PageWatch, on_desktop_and_phone
 
-I18N = ROOT / "services" / "gateway" / "src" / "opolyx_gateway" / "static" / "i18n"
-LANGUAGES = sorted(json.loads((I18N / "index.json").read_text(encoding="utf-8"))["languages"])
-VIEWPORTS = {"desktop": {"width": 1366, "height": 860}, "phone": PHONE}
 # Containers whose visible children must not overlap, on the lobby and on the table.
 LOBBY_PARTS = [
     ".topbar",
@@ -31,43 +33,16 @@ LOBBY_PARTS = [
 TABLE_PARTS = [".topbar", ".who", ".table-view", ".side", ".tools", ".players li", ".center-top"]
 
 
-def message(lang: str, area: str, key: str) -> str:
-    value: Any = json.loads((I18N / lang / f"{area}.json").read_text(encoding="utf-8"))
-    for part in key.split("."):
-        value = value[part]
-    assert isinstance(value, str)
-    return value
-
-
-def open_page(
-    pages: PageWatch, viewport: dict[str, int], path: str = "/", locale: str | None = None
-) -> Page:
-    """Like PageWatch.open, with the browser's language set (navigator.languages)."""
-    if locale is None:
-        return pages.open(viewport, path)
-    context = pages.browser.new_context(viewport=viewport, locale=locale)  # type: ignore[arg-type]
-    page = context.new_page()
-
-    def on_console(msg: ConsoleMessage) -> None:
-        if msg.type == "error":
-            pages.errors.append(f"console: {msg.text}")
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda exc: pages.errors.append(f"page error: {exc}"))
-    page.set_default_timeout(20_000)
-    page.goto(pages.base_url.rstrip("/") + path)
-    pages.pages.append(page)
-    return page
-
-
 def expect_language(page: Page, lang: str, direction: str = "ltr") -> None:
     expect(page.locator("html")).to_have_attribute("lang", lang)
     expect(page.locator("html")).to_have_attribute("dir", direction)
 
 
-@pytest.mark.parametrize("size", sorted(VIEWPORTS))
-def test_the_language_switch_is_remembered_across_a_reload(pages: PageWatch, size: str) -> None:
-    page = open_page(pages, VIEWPORTS[size], locale="en-US")
+@on_desktop_and_phone()
+def test_the_language_switch_is_remembered_across_a_reload(
+    pages: PageWatch, viewport: dict[str, int]
+) -> None:
+    page = pages.open(viewport, locale="en-US")
     expect_language(page, "en")
     expect(page.locator("#signin-title")).to_have_text(message("en", "ui", "signin.title"))
     page.select_option("#lang", "de")
@@ -88,12 +63,11 @@ def test_the_language_switch_is_remembered_across_a_reload(pages: PageWatch, siz
     expect(page.locator("#create-room")).to_have_text(message("en", "ui", "lobby.create"))
 
 
-@pytest.mark.parametrize("size", sorted(VIEWPORTS))
+@on_desktop_and_phone()
 def test_arabic_from_the_browser_is_right_to_left_and_nothing_overlaps(
-    pages: PageWatch, size: str
+    pages: PageWatch, viewport: dict[str, int]
 ) -> None:
-    viewport = VIEWPORTS[size]
-    page = open_page(pages, viewport, locale="ar-EG")
+    page = pages.open(viewport, locale="ar-EG")
     expect_language(page, "ar", "rtl")
     expect(page.locator("#signin-go")).to_have_text(message("ar", "ui", "signin.go"))
     sign_in(page, "Salma")
@@ -113,7 +87,7 @@ def test_arabic_from_the_browser_is_right_to_left_and_nothing_overlaps(
     board = page.locator(".board-wrap").bounding_box()
     side = page.locator(".side").bounding_box()
     assert board and side
-    if size == "desktop":
+    if viewport != PHONE:
         # the side panel sits left of the board in a right-to-left page
         assert side["x"] + side["width"] <= board["x"] + 1
     else:
@@ -124,19 +98,21 @@ def test_arabic_from_the_browser_is_right_to_left_and_nothing_overlaps(
 
 
 def test_lang_in_the_address_overrides_the_browser(pages: PageWatch) -> None:
-    page = open_page(pages, DESKTOP, path="/?lang=ar", locale="de-DE")
+    page = pages.open(DESKTOP, path="/?lang=ar", locale="de-DE")
     expect_language(page, "ar", "rtl")
     expect(page.locator("#signin-title")).to_have_text(message("ar", "ui", "signin.title"))
-    other = open_page(pages, DESKTOP, path="/", locale="de-DE")
+    other = pages.open(DESKTOP, path="/", locale="de-DE")
     expect_language(other, "de")
-    unknown = open_page(pages, DESKTOP, path="/?lang=xx", locale="fr-CA")
+    unknown = pages.open(DESKTOP, path="/?lang=xx", locale="fr-CA")
     expect_language(unknown, "fr")
 
 
-@pytest.mark.parametrize("size", sorted(VIEWPORTS))
-def test_every_language_labels_the_lobby_and_the_table(pages: PageWatch, size: str) -> None:
+@on_desktop_and_phone()
+def test_every_language_labels_the_lobby_and_the_table(
+    pages: PageWatch, viewport: dict[str, int]
+) -> None:
     """One screenshot per viewport and language (lobby and table) in test-artifacts/."""
-    page = open_page(pages, VIEWPORTS[size], locale="en-US")
+    page = pages.open(viewport, locale="en-US")
     sign_in(page, "Polyglot")
     shots: list[Path] = []
     for lang in LANGUAGES:
@@ -144,7 +120,7 @@ def test_every_language_labels_the_lobby_and_the_table(pages: PageWatch, size: s
         expect_language(page, lang, "rtl" if lang == "ar" else "ltr")
         expect(page.locator("#create-room")).to_have_text(message(lang, "ui", "lobby.create"))
         expect(page.locator("#refresh-rooms")).to_have_text(message(lang, "ui", "lobby.refresh"))
-        shots.append(screenshot(page, f"i18n-lobby-{size}-{lang}"))
+        shots.append(screenshot(page, f"i18n-lobby-{viewport['width']}-{lang}"))
     page.select_option("#lang", "en")
     start_game_with_bots(page, bots=2)
     for lang in LANGUAGES:
@@ -158,5 +134,5 @@ def test_every_language_labels_the_lobby_and_the_table(pages: PageWatch, size: s
         label = page.locator("#board .sq[data-square='10'] .nm")
         expect(label).to_have_text(message(lang, "ui", "board.jail"))
         assert overlaps(page, ", ".join(TABLE_PARTS)) == [], lang
-        shots.append(screenshot(page, f"i18n-table-{size}-{lang}"))
+        shots.append(screenshot(page, f"i18n-table-{viewport['width']}-{lang}"))
     assert all(p.stat().st_size > 0 for p in shots) and len(shots) == 2 * len(LANGUAGES)

@@ -8,49 +8,17 @@ import time
 
 from playwright.sync_api import Page, expect
 
+from .client_steps import SEQ, sign_in, start_game_with_bots, table_seq
 from .conftest import PHONE, PageWatch
 
 MY_TURN_TIMEOUT_MS = 60_000
-
-
-def sign_in(page: Page, name: str) -> None:
-    page.fill("#signin-name", name)
-    page.click("#signin-go")
-    expect(page.locator("#conn")).to_have_text("online")
-    expect(page.locator("#view-lobby")).to_be_visible()
-
-
-def start_game_with_bots(page: Page, bots: int = 3) -> None:
-    page.select_option("#create-seats", str(bots + 1))
-    page.click("#create-room")
-    members = page.locator("#members li")
-    expect(members).to_have_count(1)
-    for n in range(bots):
-        page.click("#add-bot")
-        expect(members).to_have_count(n + 2)
-    expect(page.locator("#members .tag", has_text="bot")).to_have_count(bots)
-    page.click("#start-game")
-    expect(page.locator("#view-table")).to_be_visible()
-    expect(page.locator("#players li")).to_have_count(bots + 1)
-    expect(page.locator("#board .sq")).to_have_count(40)
-
-
-STATE_SEQ = (
-    "(window.opolyx.app.table && window.opolyx.app.table.view"
-    " ? window.opolyx.app.table.view.seq : 0)"
-)
-
-
-def table_seq(page: Page) -> int:
-    """Sequence of the table state the page shows."""
-    return int(page.evaluate(STATE_SEQ))
 
 
 def act(page: Page, selector: str) -> None:
     """Click a decision button and wait until the page shows the state after it."""
     before = table_seq(page)
     page.click(selector)
-    page.wait_for_function(f"() => {STATE_SEQ} > {before}")
+    page.wait_for_function(f"() => {SEQ} > {before}")
 
 
 DECISIONS = (
@@ -79,7 +47,7 @@ def raise_funds(page: Page) -> None:
         if button.count():
             before = table_seq(page)
             button.first.click()
-            page.wait_for_function(f"() => {STATE_SEQ} > {before}")
+            page.wait_for_function(f"() => {SEQ} > {before}")
             break
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
@@ -160,7 +128,7 @@ def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     page.reload()
     expect(page.locator("#view-table")).to_be_visible()
     expect(page.locator("#players li", has_text="Alice (you)")).to_have_count(1)
-    page.wait_for_function(f"() => {STATE_SEQ} >= {seq_before}")
+    page.wait_for_function(f"() => {SEQ} >= {seq_before}")
     # the recent action log is rebuilt from the stored events
     expect(page.locator("#log")).to_contain_text(bot_rolled)
     assert page.locator("#players li[data-seat]").all_inner_texts() == cash_before or (
@@ -173,7 +141,7 @@ def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     )
     before = table_seq(page)
     page.keyboard.press("Enter")
-    page.wait_for_function(f"() => {STATE_SEQ} > {before}")
+    page.wait_for_function(f"() => {SEQ} > {before}")
     play_my_turn(page, buy=False)
 
 
@@ -231,7 +199,7 @@ def test_a_spectator_watches_a_game_without_controls(pages: PageWatch) -> None:
     # the game moves on for the spectator too, and it is never asked to decide
     play_my_turn(player, buy=True)
     seq = table_seq(player)
-    viewer.wait_for_function(f"() => {STATE_SEQ} >= {seq}")
+    viewer.wait_for_function(f"() => {SEQ} >= {seq}")
     assert viewer.locator("#decision [data-cmd]").count() == 0
 
 
@@ -254,5 +222,5 @@ def test_trade_dialog_shows_the_fairness_rule_before_sending(pages: PageWatch) -
     before = table_seq(page)
     page.click("#trade-send")
     expect(dialog).to_be_hidden()
-    page.wait_for_function(f"() => {STATE_SEQ} > {before}")
+    page.wait_for_function(f"() => {SEQ} > {before}")
     expect(page.locator("#log")).to_contain_text("Trader (you) offers")

@@ -10,13 +10,14 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-import pytest
 from playwright.sync_api import Page, Route, expect
 
-from .conftest import DESKTOP, PHONE, PageWatch
+from .client_steps import LANGUAGES, message, screenshot, sign_in, start_game_with_bots
+from .conftest import DESKTOP, PHONE, PageWatch, on_desktop_and_phone
 
-VIEWPORTS = [pytest.param(DESKTOP, id="desktop"), pytest.param(PHONE, id="phone")]
 WAIT_S = 60.0
+REPLAY_LOG_TURNS = 6
+"""How many turns before the position the replay's log shows (LOG_STEPS in replay/main.js)."""
 SEQ = (
     "(window.opolyx.app.table && window.opolyx.app.table.view"
     " ? window.opolyx.app.table.view.seq : 0)"
@@ -43,23 +44,6 @@ def poll(page: Page, expression: str, arg: Any = None, timeout_s: float = WAIT_S
             return value
         assert time.monotonic() < deadline, f"never true: {expression}"
         page.wait_for_timeout(100)
-
-
-def sign_in(page: Page, name: str) -> None:
-    page.fill("#signin-name", name)
-    page.click("#signin-go")
-    expect(page.locator("#view-lobby")).to_be_visible()
-
-
-def start_game_with_a_bot(page: Page) -> None:
-    page.select_option("#create-seats", "2")
-    page.click("#create-room")
-    expect(page.locator("#members li")).to_have_count(1)
-    page.click("#add-bot")
-    expect(page.locator("#members li")).to_have_count(2)
-    page.click("#start-game")
-    expect(page.locator("#view-table")).to_be_visible()
-    expect(page.locator("#board .sq")).to_have_count(40)
 
 
 def my_pending(page: Page) -> str | None:
@@ -92,12 +76,15 @@ def play_a_turn(page: Page) -> None:
         poll(page, f"() => {SEQ} > {before}")
 
 
-def finished_game(pages: PageWatch, name: str, viewport: dict[str, int]) -> tuple[Page, str]:
-    """A two-seat game against a bot, a few turns played, then resigned: a finished game."""
+def finished_game(
+    pages: PageWatch, name: str, viewport: dict[str, int], turns: int = 2
+) -> tuple[Page, str]:
+    """A two-seat game against a bot, `turns` of this player's turns played, then resigned:
+    a finished game (one seat left, so it ends there)."""
     page = pages.open(viewport)
     sign_in(page, name)
-    start_game_with_a_bot(page)
-    for _ in range(2):
+    start_game_with_bots(page, bots=1)
+    for _ in range(turns):
         play_a_turn(page)
     table_id = str(page.evaluate("window.opolyx.app.watching"))
     page.once("dialog", lambda dialog: dialog.accept())
@@ -141,7 +128,7 @@ def assert_board_shows(page: Page, state: dict[str, Any]) -> None:
             expect(owner).to_have_text(str(square["owner"] + 1))
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@on_desktop_and_phone(DESKTOP)
 def test_a_replay_opens_scrubs_steps_and_shows_analytics(
     pages: PageWatch, viewport: dict[str, int]
 ) -> None:
@@ -183,7 +170,7 @@ def test_a_replay_opens_scrubs_steps_and_shows_analytics(
     expect(page.locator("#rp-rent tr")).to_have_count(len(summary["seats"]) + 1)
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@on_desktop_and_phone(DESKTOP)
 def test_the_fairness_view_passes_and_fails_for_a_tampered_seed(
     pages: PageWatch, viewport: dict[str, int]
 ) -> None:
@@ -207,7 +194,7 @@ def test_the_fairness_view_passes_and_fails_for_a_tampered_seed(
     expect(page.locator("#rp-v-checks li.bad")).to_have_count(3)
 
 
-@pytest.mark.parametrize("viewport", VIEWPORTS)
+@on_desktop_and_phone(DESKTOP)
 def test_play_from_here_forks_a_practice_game_and_plays_a_turn(
     pages: PageWatch, viewport: dict[str, int]
 ) -> None:
@@ -235,3 +222,32 @@ def test_play_from_here_forks_a_practice_game_and_plays_a_turn(
     before = int(page.evaluate(SEQ))
     play_a_turn(page)
     assert int(page.evaluate(SEQ)) > before
+
+
+def test_a_replay_log_that_leaves_turns_out_says_so_in_every_language(pages: PageWatch) -> None:
+    """The replay's log holds the last few turns before the position on screen; once turns
+    before those are left out, its oldest line says earlier moves are not shown, the game's
+    own log's line (log.earlier), in the page's language (on a phone)."""
+    # five turns each (the bot's and this player's): more turns than the log holds
+    page, table_id = finished_game(pages, "Longplay", PHONE, turns=5)
+    summary = open_replay(page, table_id)
+    assert summary["steps"] > REPLAY_LOG_TURNS + 1, summary["timeline"]
+    log = page.locator("#rp-log li")
+    earlier = page.locator("#rp-log li.earlier")
+    scrub_to(page, REPLAY_LOG_TURNS)  # every turn since the start still fits
+    expect(log.first).to_be_visible()
+    expect(earlier).to_have_count(0)
+    scrub_to(page, REPLAY_LOG_TURNS + 1)  # the first step's lines are left out
+    expect(earlier).to_have_count(1)
+    expect(log.last).to_have_class("earlier")
+    expect(log.last).to_have_text(message("en", "log", "earlier"))
+    screenshot(page, "replay-log-phone")
+    scrub_to(page, summary["steps"] - 1)
+    for lang in LANGUAGES:
+        page.select_option("#lang", lang)
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        expect(log.last).to_have_text(message(lang, "log", "earlier"))
+    expect(earlier).to_have_count(1)
+    # back within the first turns the note goes again
+    scrub_to(page, 1)
+    expect(earlier).to_have_count(0)
