@@ -10,14 +10,11 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_chat.app import ChatApp
-from opolyx_chat.settings import ChatSection, ChatSettings
 from opolyx_contracts.chat import ChatMessage, sticker_for
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.game import parse_command
@@ -25,8 +22,6 @@ from opolyx_contracts.lobby import LobbyCommand, bot_persona
 from opolyx_contracts.subjects import CHAT_STREAM_SUBJECTS, GAME_FINISHED, LOBBY_CMD, table_command
 from opolyx_contracts.table import GameFinished, TableCommand
 from opolyx_lobby.app import LobbyApp
-from opolyx_lobby.settings import LobbySection, LobbySettings
-from opolyx_service.settings import HttpSettings
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 
@@ -38,36 +33,6 @@ async def lobby(nc: Client, **body: Any) -> dict[str, Any]:
     reply: dict[str, Any] = json.loads(msg.data)
     assert reply.get("ok"), reply
     return reply
-
-
-@pytest.fixture
-async def lobby_app(nats_server: NatsServer) -> AsyncIterator[LobbyApp]:
-    app = LobbyApp(
-        LobbySettings(
-            nats={"url": nats_server.url_for("lobby")},
-            http={"port": -1},
-            lobby=LobbySection(bot_fill_after_seconds=0.2, fill_check_seconds=0.1),
-        )
-    )
-    await app.start()
-    yield app
-    await app.stop()
-
-
-@pytest.fixture
-async def chat_app(nats_server: NatsServer) -> AsyncIterator[ChatApp]:
-    # Every moment gets a sticker here: no rate limit or duplicate rule may eat the goodbye.
-    section = ChatSection(rate_count=1000, duplicate_window_seconds=0, operator={"port": -1})
-    app = ChatApp(
-        ChatSettings(
-            nats=nats_server.settings_for("chat"), http=HttpSettings(port=-1), chat=section
-        )
-    )
-    nc = await nats_server.connect("chat")
-    await app.start(nc)
-    yield app
-    await app.stop()
-    await nc.drain()
 
 
 async def test_at_the_end_of_a_real_game_the_best_placed_bot_posts_its_goodbye_sticker(

@@ -27,16 +27,13 @@ import json
 import signal
 import time
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.errors import KeyNotFoundError
 from opolyx_bots.worker import BotsSettings, BotWorker
 from opolyx_chat.app import ChatApp
-from opolyx_chat.settings import ChatSection, ChatSettings
 from opolyx_contracts.chat import (
     CHAT_DUPLICATE,
     ChatMessage,
@@ -59,8 +56,6 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_contracts.table import GameFinished, TableCommand
 from opolyx_lobby.app import LobbyApp
-from opolyx_lobby.settings import LobbySection, LobbySettings
-from opolyx_service.settings import HttpSettings
 from opolyx_testing import ServiceProcess, read_stored
 from opolyx_testing.chaos import owner_of, start_service
 from opolyx_testing.nats_server import NatsServer
@@ -84,35 +79,6 @@ async def wait_for(condition: Any, timeout: float, what: str) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-@pytest.fixture
-async def lobby_app(nats_server: NatsServer) -> AsyncIterator[LobbyApp]:
-    app = LobbyApp(
-        LobbySettings(
-            nats={"url": nats_server.url_for("lobby")},
-            http={"port": -1},
-            lobby=LobbySection(bot_fill_after_seconds=0.2, fill_check_seconds=0.1),
-        )
-    )
-    await app.start()
-    yield app
-    await app.stop()
-
-
-@pytest.fixture
-async def chat_app(nats_server: NatsServer) -> AsyncIterator[ChatApp]:
-    section = ChatSection(duplicate_window_seconds=0, operator={"port": -1})
-    app = ChatApp(
-        ChatSettings(
-            nats=nats_server.settings_for("chat"), http=HttpSettings(port=-1), chat=section
-        )
-    )
-    nc = await nats_server.connect("chat")
-    await app.start(nc)
-    yield app
-    await app.stop()
-    await nc.drain()
 
 
 class Worker:

@@ -8,10 +8,8 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from nats.aio.client import Client
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.game import parse_command
@@ -19,7 +17,6 @@ from opolyx_contracts.lobby import LobbyCommand
 from opolyx_contracts.subjects import LOBBY_CMD, table_command, table_view
 from opolyx_contracts.table import TableCommand
 from opolyx_lobby.app import LobbyApp
-from opolyx_lobby.settings import LobbySection, LobbySettings
 from opolyx_rules import awaiting, command_to_json, state_from_json
 from opolyx_rules.commands import RejectOffer
 from opolyx_rules.simulate import simple_policy
@@ -34,19 +31,6 @@ async def lobby(nc: Client, **body: Any) -> dict[str, Any]:
     msg = await nc.request(LOBBY_CMD, encode(command), timeout=10)
     reply: dict[str, Any] = json.loads(msg.data)
     return reply
-
-
-@pytest.fixture
-async def lobby_app(nats_server: NatsServer) -> AsyncIterator[LobbyApp]:
-    settings = LobbySettings(
-        nats={"url": nats_server.url_for("lobby")},
-        http={"port": -1},
-        lobby=LobbySection(bot_fill_after_seconds=0.2, fill_check_seconds=0.1),
-    )
-    app = LobbyApp(settings)
-    await app.start()
-    yield app
-    await app.stop()
 
 
 async def view(nc: Client, table_id: str, seat: int) -> dict[str, Any]:
