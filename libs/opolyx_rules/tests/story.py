@@ -6,7 +6,7 @@ caused, and refused commands return the stable ``RulesError.code``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from opolyx_rules import RulesError, apply, legal_commands, next_deadline
 from opolyx_rules.assets import net_worth
@@ -19,6 +19,8 @@ from opolyx_rules.scenario import with_overrides
 from opolyx_rules.state import Pending, PropState, Script, SeatState, State, with_fields
 
 BANK = -1
+
+E = TypeVar("E", bound=Event)
 
 
 def game(
@@ -125,6 +127,12 @@ class Table:
     def pending(self) -> Pending | None:
         return self.state.pending
 
+    @property
+    def deadline(self) -> float:
+        """When the pending decision times out (a story asks only while one is pending)."""
+        assert self.state.pending is not None, "no decision is pending"
+        return self.state.pending.deadline
+
     def waits_for(self) -> tuple[str, int] | None:
         """(kind, seat) of the pending decision."""
         p = self.state.pending
@@ -143,7 +151,7 @@ def transfers(events: list[Event], reason: str | None = None) -> list[tuple[int,
     ]
 
 
-def of(events: list[Event], kind: type) -> list[Any]:
+def of(events: list[Event], kind: type[E]) -> list[E]:
     """The events of one type."""
     return [e for e in events if isinstance(e, kind)]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from opolyx_rules import event_from_json, net_worth, replay
+from opolyx_rules import Event, event_from_json, net_worth, replay
 from opolyx_rules.analytics import game_analytics
 from opolyx_rules.assets import trade_side_value
 from opolyx_rules.events import JailRollFailed, LeftJail, SentToJail, TurnEnded, TurnStarted
@@ -116,7 +116,7 @@ def test_the_longest_jail_stay_counts_the_seats_own_turns() -> None:
     game = record_game("classic", 2, 2)
     start = game.initial
     seat, other = start.current_seat, 1 - start.current_seat
-    events = [
+    events: list[Event] = [
         SentToJail(seat, "square"),
         TurnEnded(seat),
         TurnStarted(other, 1, 100.0),

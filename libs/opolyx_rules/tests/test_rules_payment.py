@@ -3,6 +3,9 @@ edge cases of R21."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from opolyx_rules import PaymentPending
 from opolyx_rules.commands import (
     AcceptOffer,
     DeclareBankruptcy,
@@ -23,7 +26,9 @@ from opolyx_rules.events import (
 from story import BANK, Table, cmd, game, legal, names, of, owned, transfers
 
 
-def rent_on_39(tenant_cash: int, buildings: int, tenant_squares: dict | None = None) -> Table:
+def rent_on_39(
+    tenant_cash: int, buildings: int, tenant_squares: dict[int, dict[str, Any]] | None = None
+) -> Table:
     """Seat 0 (with ``tenant_cash``) rolls from 32 onto seat 1's square 39."""
     squares = {**owned(1, 37, 39, buildings=buildings), **(tenant_squares or {})}
     t = Table(
@@ -37,7 +42,9 @@ def rent_on_39(tenant_cash: int, buildings: int, tenant_squares: dict | None = N
 def test_a_debt_pauses_the_game_instead_of_debiting_silently() -> None:
     """R11: the debtor is on a Pay step with a deadline of at least 75 s; nothing moved yet."""
     t = rent_on_39(15000, 1)
-    assert (t.pending.amount, t.pending.deadline, t.cash(0), t.cash(1)) == (
+    pending = t.pending
+    assert isinstance(pending, PaymentPending)
+    assert (pending.amount, pending.deadline, t.cash(0), t.cash(1)) == (
         2000,
         75.0,
         15000,

@@ -29,7 +29,7 @@ from story import Table, game, names, of, owned, quiet_turn
 def test_a_turn_whose_timer_runs_out_before_the_roll_is_skipped() -> None:
     """R16/R2: the 75 s turn timer runs out before the roll: the turn is skipped, no move."""
     t = Table(game(3))
-    assert t.pending.deadline == 75.0
+    assert t.deadline == 75.0
     events = t.timeout()
     assert t.now == 75.0
     assert of(events, TurnSkipped) == [TurnSkipped(0, 1)]
@@ -89,7 +89,7 @@ def test_managing_does_not_restart_the_turn_clock() -> None:
     t = Table(game(2, squares=owned(0, 1, 3)))
     t.do(Build(0, 1), at=40.0)
     t.do(Build(0, 3), at=60.0)
-    assert t.pending.deadline == 75.0
+    assert t.deadline == 75.0
     events = t.timeout()
     assert t.now == 75.0
     assert of(events, TurnSkipped) == [TurnSkipped(0, 1)]
@@ -99,7 +99,7 @@ def test_a_pending_buy_is_declined_when_the_timer_runs_out_and_goes_to_auction()
     """R16/R7: a pending buy is declined by timeout, so it goes to auction."""
     t = Table(game(3, dice=((2, 4),)))
     t.do(Roll(0), at=5.0)
-    assert t.pending.deadline == 80.0
+    assert t.deadline == 80.0
     events = t.timeout()
     assert of(events, PropertyDeclined) == [PropertyDeclined(0, 6, True)]
     assert of(events, AuctionStarted) == [AuctionStarted(6, 0, (1, 2, 0), 1, 1000, 90.0)]
@@ -226,7 +226,7 @@ def test_paying_bail_does_not_restart_the_turn_clock() -> None:
     t.do(PayBail(0), at=60.0)
     t.do(Pay(0), at=60.0)
     assert t.waits_for() == ("roll", 0)
-    assert t.pending.deadline == 75.0
+    assert t.deadline == 75.0
 
 
 def test_an_extra_roll_left_to_time_out_ends_the_turn_without_a_missed_turn() -> None:
