@@ -6,7 +6,7 @@ import json
 import typing
 
 from opolyx_contracts import errors, lobby
-from opolyx_contracts.client_constants import contract_constants, enum_of
+from opolyx_contracts.client_constants import ConstantGroup, contract_constants, enum_of
 from opolyx_contracts.game import COMMAND_MODELS
 from opolyx_contracts.gateway import PUSH_TYPES
 from opolyx_contracts.table import DecisionKind
@@ -20,13 +20,21 @@ def test_names_are_the_values_in_capitals() -> None:
     }
 
 
+def group(constants: dict[str, object], name: str) -> ConstantGroup:
+    """One name -> value group of the constants (beside them are plain numbers and strings)."""
+    value = constants[name]
+    assert isinstance(value, dict), f"{name} is not a group"
+    return value
+
+
 def test_every_group_matches_its_source() -> None:
     c = contract_constants()
     assert json.loads(json.dumps(c)) == c  # plain JSON, as the client gets it
-    assert set(c["DECISION_KINDS"].values()) == set(typing.get_args(DecisionKind))  # type: ignore[attr-defined]
-    assert c["ERRORS"]["BUSY"] == errors.BUSY and c["ERRORS"]["SEAT_NOT_YOURS"] == "seat/not_yours"
-    assert set(c["LOBBY_ERRORS"].values()) == set(lobby.LOBBY_ERROR_CODES)  # type: ignore[attr-defined]
-    assert set(c["PUSH_TYPES"].values()) == set(PUSH_TYPES)  # type: ignore[attr-defined]
-    commands = set(c["COMMAND_TYPES"].values())  # type: ignore[attr-defined]
+    assert set(group(c, "DECISION_KINDS").values()) == set(typing.get_args(DecisionKind))
+    error_codes = group(c, "ERRORS")
+    assert error_codes["BUSY"] == errors.BUSY and error_codes["SEAT_NOT_YOURS"] == "seat/not_yours"
+    assert set(group(c, "LOBBY_ERRORS").values()) == set(lobby.LOBBY_ERROR_CODES)
+    assert set(group(c, "PUSH_TYPES").values()) == set(PUSH_TYPES)
+    commands = set(group(c, "COMMAND_TYPES").values())
     assert commands == set(COMMAND_MODELS) - {"timeout"}  # players never send a timeout
-    assert {"transfer", "table_created", "seed_revealed"} <= set(c["EVENT_TYPES"].values())  # type: ignore[attr-defined]
+    assert {"transfer", "table_created", "seed_revealed"} <= set(group(c, "EVENT_TYPES").values())

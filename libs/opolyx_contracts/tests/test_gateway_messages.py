@@ -34,6 +34,7 @@ from opolyx_contracts.gateway import (
     Ping,
     PingResult,
     PlayerInfo,
+    ServerMessage,
     TableCmd,
     TableCmdResult,
     TableEventsPush,
@@ -119,7 +120,7 @@ CLIENT_MESSAGES: list[BaseModel] = [
     ChatRoomSettingsRequest(id=13, type="chat.settings", room="r1", spectator_chat=True),
 ]
 
-SERVER_MESSAGES: list[BaseModel] = [
+SERVER_MESSAGES: list[ServerMessage] = [
     OkReply(id=1, data=HelloResult(protocol=2, player=PlayerInfo(id="g", name="G"), expires_at=9)),
     OkReply(id=2, data=PingResult(now=1.5)),
     OkReply(
