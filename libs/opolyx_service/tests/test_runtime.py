@@ -7,6 +7,7 @@ import pytest
 from opentelemetry import trace
 from opolyx_service import (
     HealthServer,
+    HttpSettings,
     ServiceRuntime,
     ServiceSettings,
     configure_logging,
@@ -66,7 +67,7 @@ async def test_shutdown_hooks_run_in_reverse_order_even_when_one_fails() -> None
     async def last() -> None:
         ran.append("last")
 
-    runtime = ServiceRuntime(ServiceSettings(http={"port": -1}))
+    runtime = ServiceRuntime(ServiceSettings(http=HttpSettings(port=-1)))
     async with runtime:
         runtime.on_shutdown(first)
         runtime.on_shutdown(broken)
@@ -122,7 +123,7 @@ async def test_a_service_with_no_readiness_check_yet_is_not_ready() -> None:
 
 
 async def test_readiness_says_draining_only_once_shutdown_has_begun() -> None:
-    runtime = ServiceRuntime(ServiceSettings(http={"port": 0}))
+    runtime = ServiceRuntime(ServiceSettings(http=HttpSettings(port=0)))
     async with runtime:
         port = runtime.health.port
 
@@ -157,7 +158,7 @@ async def test_a_shutdown_while_starting_cancels_the_start_and_exits_cleanly() -
             cancelled.set()
             raise
 
-    runtime = ServiceRuntime(ServiceSettings(http={"port": -1}, shutdown_grace=30))
+    runtime = ServiceRuntime(ServiceSettings(http=HttpSettings(port=-1), shutdown_grace=30))
     async with runtime:
         task = asyncio.create_task(runtime.run(serve))
         await asyncio.sleep(0)
@@ -172,13 +173,13 @@ async def test_a_service_that_fails_while_serving_exits_with_code_1() -> None:
     async def serve(runtime: ServiceRuntime) -> None:
         raise RuntimeError("storage unreadable")
 
-    runtime = ServiceRuntime(ServiceSettings(http={"port": -1}))
+    runtime = ServiceRuntime(ServiceSettings(http=HttpSettings(port=-1)))
     async with runtime:
         assert await runtime.run(serve) == 1
 
 
 async def test_the_ready_gauge_follows_the_last_readiness_report() -> None:
-    runtime = ServiceRuntime(ServiceSettings(service_name="probe", http={"port": -1}))
+    runtime = ServiceRuntime(ServiceSettings(service_name="probe", http=HttpSettings(port=-1)))
     await runtime.readiness.report()
     assert runtime.registry.get_sample_value("opolyx_service_ready") == 0.0
     runtime._serving = True  # what wait_for_shutdown sets

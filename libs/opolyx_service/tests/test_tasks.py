@@ -35,7 +35,8 @@ def _stubborn(release: asyncio.Event) -> asyncio.Task[None]:
 
 
 async def test_a_loop_whose_wait_for_swallowed_the_cancellation_is_stopped() -> None:
-    wake, rounds = asyncio.Event(), []
+    wake = asyncio.Event()
+    rounds: list[int] = []
     task = _wait_for_loop(wake, rounds)
     await asyncio.sleep(0)  # the loop waits in `wait_for`
     wake.set()  # its wait finishes in the same turn as the cancellation below
@@ -47,7 +48,8 @@ async def test_a_loop_whose_wait_for_swallowed_the_cancellation_is_stopped() -> 
 async def test_a_plain_cancel_and_await_of_that_loop_would_hang() -> None:
     # The premise of the helper on this Python (the test fails once CPython no longer
     # swallows the cancellation, which is when the helper could go).
-    wake, rounds = asyncio.Event(), []
+    wake = asyncio.Event()
+    rounds: list[int] = []
     task = _wait_for_loop(wake, rounds)
     await asyncio.sleep(0)
     wake.set()
