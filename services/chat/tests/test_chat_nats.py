@@ -131,7 +131,7 @@ async def test_the_rate_limit_refuses_with_a_code_and_keeps_nothing(
 
 
 async def test_with_two_instances_the_rate_limit_holds_per_instance(
-    admin: Client, chat_factory: ChatFactory, gateway: Client
+    admin: Client, chat_factory: ChatFactory, gateway: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The documented bound (README, "Moderation"): each instance counts what it took, so
     a player gets at most `rate_count` per instance and window, instances x `rate_count` in
@@ -151,7 +151,7 @@ async def test_with_two_instances_the_rate_limit_holds_per_instance(
     for app, into in zip(instances, taken, strict=True):
         await put_room(admin, app, room_record())
         assert app.chat is not None
-        app.chat.store.publish = counting(app.chat.store.publish, into)  # type: ignore[method-assign]
+        monkeypatch.setattr(app.chat.store, "publish", counting(app.chat.store.publish, into))
     codes: list[str] = []
     for i in range(40):
         msg = await gateway.request(chat_post(TABLE), encode(post("alice", f"m{i}")), timeout=5)
