@@ -53,8 +53,10 @@ HUMAN = "ines"
 SEATS = [SeatSpec(player_id=HUMAN), SeatSpec(player_id="bot-ada", bot=True)]
 
 
-async def create(client: TableClient, seats: list[SeatSpec], seed: int, **options: bool) -> str:
-    body = CreateTable(mode="classic", seats=seats, seed=seed, **options)
+async def create(
+    client: TableClient, seats: list[SeatSpec], seed: int, autopilot: bool = True
+) -> str:
+    body = CreateTable(mode="classic", seats=seats, seed=seed, autopilot=autopilot)
     reply = await client.request(TABLE_CREATE, body.model_dump_json().encode())
     return TableCreated.model_validate(reply).table_id
 
