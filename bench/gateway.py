@@ -35,8 +35,9 @@ import sys
 import sysconfig
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,7 @@ async def wait_http(port: int, paths: tuple[str, ...], proc: subprocess.Popen[by
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{proc.args} exited early")
+            raise RuntimeError(f"{proc.args!r} exited early")
         for path in paths:
             with contextlib.suppress(OSError):
                 reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -107,7 +108,7 @@ async def wait_http(port: int, paths: tuple[str, ...], proc: subprocess.Popen[by
                 if b" 200 " in line:
                     return
         await asyncio.sleep(0.1)
-    raise RuntimeError(f"{proc.args} not ready")
+    raise RuntimeError(f"{proc.args!r} not ready")
 
 
 async def wait_responder(nats_url: str, proc: subprocess.Popen[bytes]) -> None:
@@ -122,12 +123,12 @@ async def wait_responder(nats_url: str, proc: subprocess.Popen[bytes]) -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError(f"{proc.args} exited early")
+                raise RuntimeError(f"{proc.args!r} exited early")
             with contextlib.suppress(NoRespondersError, NatsTimeout):
                 await nc.request(subjects.TABLE_CREATE, b"{}", timeout=1)
                 return
             await asyncio.sleep(0.1)
-        raise RuntimeError(f"{proc.args} not answering")
+        raise RuntimeError(f"{proc.args!r} not answering")
     finally:
         await nc.close()
 
@@ -238,11 +239,11 @@ class Bench:
         phase: str,
         clients: int,
         prepare: Callable[[int], Awaitable[Any]],
-        run: Callable[[Any, float, Figures], Awaitable[None]],
+        run: Callable[[Any, float, Figures], Coroutine[Any, Any, None]],
     ) -> None:
         """Connect `clients` clients, then time `run` over the same window for all of them."""
         figures = side.results.setdefault(phase, Figures())
-        sockets = await gather_limited([lambda i=i: prepare(i) for i in range(clients)], 100)
+        sockets = await gather_limited([partial(prepare, i) for i in range(clients)], 100)
         seconds = self.args.seconds
         stop = time.perf_counter() + seconds
         load_before = os.getloadavg()[0]
@@ -258,7 +259,7 @@ class Bench:
             side.table_cpu.setdefault(phase, []).append(table_cpu)
         self.loads += [load_before, os.getloadavg()[0]]
         await asyncio.gather(*tasks)
-        await gather_limited([lambda s=s: close(s) for s in sockets], 200)
+        await gather_limited([partial(close, s) for s in sockets], 200)
 
     def player_socket(self, side: Side, players: list[Player]) -> Callable[[int], Awaitable[Any]]:
         async def prepare(i: int) -> Any:
@@ -272,7 +273,9 @@ class Bench:
 
         return prepare
 
-    def play(self, side: Side, think: float) -> Callable[[Any, float, Figures], Awaitable[None]]:
+    def play(
+        self, side: Side, think: float
+    ) -> Callable[[Any, float, Figures], Coroutine[Any, Any, None]]:
         async def run(conn: Any, stop: float, figures: Figures) -> None:
             if side.floor:
                 await bare_play(conn, stop, figures, think)
@@ -318,7 +321,7 @@ class Bench:
                 assert json.loads(await ws.recv())["ok"]
             return ws
 
-        idle = await gather_limited([lambda i=i: idle_socket(i) for i in range(idle_count)], 100)
+        idle = await gather_limited([partial(idle_socket, i) for i in range(idle_count)], 100)
         await asyncio.sleep(0.5)
         if idle_count == max(self.args.idle_sizes):
             side.memory_per_socket.append((rss_bytes(side.server.pid) - rss_before) / idle_count)
@@ -331,7 +334,7 @@ class Bench:
                 self.play(side, 1.0),
             )
         finally:
-            await gather_limited([lambda s=s: close(s) for s in idle], 200)
+            await gather_limited([partial(close, s) for s in idle], 200)
 
     async def run(self) -> list[Side]:
         from opolyx_testing import start_nats_server
@@ -348,6 +351,7 @@ class Bench:
                     sides.append(
                         await self.opolyx(STUBBED, urls[3], current_env(), table_stub=True)
                     )
+                phases: list[Callable[[Side, int], Awaitable[None]]]
                 phases = [self.paced, self.saturation]
                 phases += [self.capacity(n) for n in self.args.idle_sizes]
                 for round_no in range(self.args.rounds):
@@ -481,17 +485,18 @@ def report(bench: Bench, sides: list[Side]) -> None:
             f"{side.name:<22} {cpu[side.name]:>8.3f} {table} "
             f"{per_command(side, side.client_cpu):>8.3f}"
         )
-    cur, base, flo = cpu[current.name], cpu[baseline.name], cpu[floor.name]
+    cpu_cur, cpu_base, cpu_flo = cpu[current.name], cpu[baseline.name], cpu[floor.name]
     print(
-        f"ratio current / baseline {ratio(cur, base)}, current / floor {ratio(cur, flo)}, "
-        f"baseline / floor {ratio(base, flo)}; target <= {TARGET_CPU_RATIO:g}x the floor's: "
-        f"{verdict(cur <= TARGET_CPU_RATIO * flo)}"
+        f"ratio current / baseline {ratio(cpu_cur, cpu_base)}, "
+        f"current / floor {ratio(cpu_cur, cpu_flo)}, baseline / floor {ratio(cpu_base, cpu_flo)}; "
+        f"target <= {TARGET_CPU_RATIO:g}x the floor's: "
+        f"{verdict(cpu_cur <= TARGET_CPU_RATIO * cpu_flo)}"
     )
     if stubbed is not None:
         alone = cpu[stubbed.name]
         print(
-            f"the gateway's path alone ({stubbed.name}): {ratio(alone, flo)} the floor's: "
-            f"{verdict(alone <= TARGET_CPU_RATIO * flo)}"
+            f"the gateway's path alone ({stubbed.name}): {ratio(alone, cpu_flo)} the floor's: "
+            f"{verdict(alone <= TARGET_CPU_RATIO * cpu_flo)}"
         )
     if current.memory_per_socket:
         # RSS growth counts memory freed earlier in the run and reused (pymalloc arenas) as

@@ -300,8 +300,8 @@ async def bench(args: argparse.Namespace) -> None:
                     phase.cpu = cpu_seconds(gateway.pid) - cpu
                     phase.seconds = time.perf_counter() - started
                     if attacker is not None:
-                        out, _ = await attacker.communicate()
-                        phase.attack = json.loads(out.decode().strip().splitlines()[-1])
+                        attack_output, _ = await attacker.communicate()
+                        phase.attack = json.loads(attack_output.decode().strip().splitlines()[-1])
                         await asyncio.sleep(0.5)  # its sockets gone
                     phases.append(phase)
                     print(f"  round {r + 1} {name:6s} {summary(phase)}", flush=True)

@@ -224,7 +224,7 @@ async def run_table_stub(nats_url: str) -> None:
     from opolyx_contracts import subjects
     from opolyx_contracts.envelope import error_reply
     from opolyx_contracts.errors import BAD_REQUEST
-    from opolyx_contracts.game import DiceRolled, Roll, TurnStarted
+    from opolyx_contracts.game import DiceRolled, GameCommand, Roll, TurnStarted
     from opolyx_contracts.table import (
         CommandAccepted,
         CreateTable,
@@ -249,7 +249,7 @@ async def run_table_stub(nats_url: str) -> None:
         view = start.model_copy(
             update={"current_seat": seat, "pending": {"kind": "roll", "seat": seat}}
         )
-        legal = [Roll(seat=seat)]
+        legal: list[GameCommand] = [Roll(seat=seat)]
         return view, [PendingDecision(seat=seat, kind="roll", deadline_at=None, legal=legal)]
 
     async def create(msg: Any) -> None:
