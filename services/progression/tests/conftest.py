@@ -8,7 +8,7 @@ import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import asyncpg
+import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type information
 import pytest
 from opolyx_progression.database import open_database
 from opolyx_testing.postgres import PostgresServer

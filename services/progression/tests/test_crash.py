@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from nats.aio.client import Client
+from nats.js.api import ConsumerInfo
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.subjects import (
     GAME_FINISHED,
@@ -109,7 +110,7 @@ async def test_a_kill_between_commit_and_ack_credits_the_game_once(
         await restarted.wait_ready(30)
 
         async def acknowledged() -> bool:
-            info = await js.consumer_info(GAMES_STREAM, DURABLE)
+            info: ConsumerInfo = await js.consumer_info(GAMES_STREAM, DURABLE)
             return info.num_ack_pending == 0 and info.num_pending == 0
 
         await wait_for(acknowledged, "the redelivered game to be acknowledged")

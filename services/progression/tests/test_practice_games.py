@@ -9,9 +9,8 @@ from opolyx_progression import reads
 from opolyx_progression.crediting import pays, plan_game
 from opolyx_progression.stats import game_stats
 from opolyx_progression.store import CreditStore
+from progression_builders import finished, seat
 from sqlalchemy.ext.asyncio import AsyncEngine
-
-from .progression_builders import finished, seat
 
 
 def test_a_long_practice_game_pays_nothing_and_the_same_game_played_for_real_pays() -> None:

@@ -27,10 +27,11 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_progression.app import ProgressionApp
-from opolyx_progression.settings import ProgressionSettings
+from opolyx_progression.settings import ProgressionSection, ProgressionSettings
 from opolyx_service.connection import ensure_stream
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.replies import REPLY_NOT_INBOX
+from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 from progression_builders import EventLog, finished, seat, two_player_game
 from prometheus_client import CollectorRegistry
@@ -72,7 +73,9 @@ async def app(
     nats_server: NatsServer, app_settings: dict[str, Any], admin: Client
 ) -> AsyncIterator[ProgressionApp]:
     settings = ProgressionSettings(
-        nats=nats_server.settings_for("progression"), http={"port": -1}, progression=app_settings
+        nats=nats_server.settings_for("progression"),
+        http=HttpSettings(port=-1),
+        progression=ProgressionSection.model_validate(app_settings),
     )
     app = ProgressionApp(settings, metrics=ServiceMetrics(CollectorRegistry(), "progression", "t"))
     nc = await nats_server.connect("progression")
