@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.settings import LobbySection, LobbySettings
+from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 
 _HERE = str(Path(__file__).resolve().parent)
@@ -29,8 +30,8 @@ async def lobby_factory(
     async def make(**section: Any) -> LobbyApp:
         section.setdefault("bot_fill_after_seconds", 3600)
         settings = LobbySettings(
-            nats={"url": nats_server.url_for("lobby")},
-            http={"port": -1},
+            nats=nats_server.settings_for("lobby"),
+            http=HttpSettings(port=-1),
             lobby=LobbySection(**section),
         )
         app = LobbyApp(settings)

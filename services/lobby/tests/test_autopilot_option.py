@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 from nats.aio.client import Client
-
-from .test_lobby_nats import LobbyFactory, create, fake_table_service, lobby_cmd
+from test_lobby_nats import LobbyFactory, create, fake_table_service, lobby_cmd
 
 
 @pytest.mark.parametrize("autopilot", [True, False])

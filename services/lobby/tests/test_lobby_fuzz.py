@@ -21,6 +21,7 @@ from opolyx_contracts.lobby import LOBBY_ERROR_CODES, LobbyReply
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.settings import LobbySection, LobbySettings
 from opolyx_lobby.store import LobbyStore
+from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 
 ALLOWED_CODES = {*LOBBY_ERROR_CODES, BAD_REQUEST, MALFORMED_JSON, CONTRACT_VERSION_UNSUPPORTED}
@@ -122,8 +123,8 @@ async def check_state(store: LobbyStore) -> None:
     for candidate in {*PLAYERS, *HOSTILE}:
         found = await store.get_claim(candidate) if candidate else None
         if found is not None:
-            room = by_id.get(found[0].room_id)
-            assert room is not None and room.member(candidate) is not None, found
+            claimed = by_id.get(found[0].room_id)
+            assert claimed is not None and claimed.member(candidate) is not None, found
 
 
 def test_any_lobby_command_gets_a_coded_answer_and_the_state_stays_whole(
@@ -132,8 +133,8 @@ def test_any_lobby_command_gets_a_coded_answer_and_the_state_stays_whole(
     loop = asyncio.new_event_loop()
     app = LobbyApp(
         LobbySettings(
-            nats={"url": nats_server.url_for("lobby")},
-            http={"port": -1},
+            nats=nats_server.settings_for("lobby"),
+            http=HttpSettings(port=-1),
             lobby=LobbySection(bot_fill_after_seconds=3600, claim_grace_seconds=3600),
         )
     )

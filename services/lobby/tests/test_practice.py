@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from nats.aio.client import Client
-
-from .test_lobby_nats import LobbyFactory, fake_table_service, lobby_cmd
+from test_lobby_nats import LobbyFactory, fake_table_service, lobby_cmd
 
 
 async def test_a_practice_room_seats_the_player_and_bots_and_starts_the_fork(

@@ -112,7 +112,9 @@ def test_an_undone_start_leaves_an_open_room_and_the_next_start_a_new_table() ->
     starting = rooms.mark_starting(rooms.join(room(3), BOB, None, 1.0), "alice", 2.0, "s1")
     reopened = rooms.reopen(starting, "s1")
     assert reopened.status == "open" and reopened.start_id is None
-    changed = rooms.join(rooms.leave(reopened, "bob"), CARL, None, 3.0)
+    left = rooms.leave(reopened, "bob")
+    assert left is not None, "alice is still in the room"
+    changed = rooms.join(left, CARL, None, 3.0)
     again = rooms.mark_starting(changed, "alice", 4.0, "s2")
     assert again.start_table_id == "t-1-s2" != starting.start_table_id
 
