@@ -59,6 +59,7 @@ def test_the_rent_tax_schedule_is_the_rules_share_round_by_round() -> None:
         if mode.rent_tax_start is None:
             assert steps == []
             continue
+        assert mode.rent_tax_full is not None, f"{name} starts a rent tax, so it has a full one"
         assert steps[0][0] == mode.rent_tax_start
         for round_no in (mode.rent_tax_start, mode.rent_tax_full, mode.rent_tax_full + 50):
             share = max(pct for start, pct in steps if start <= round_no)

@@ -86,7 +86,7 @@ def own_square_name(key: str) -> bool:
     """A language may name a mode's squares itself ("board.fortuna.39") where English
     keeps the server's names (Fortuna's come from the rules' board)."""
     match = OWN_SQUARE_NAME.match(key)
-    return bool(match) and match[1] in modes.MODES and int(match[2]) < len(board.SQUARES)
+    return match is not None and match[1] in modes.MODES and int(match[2]) < len(board.SQUARES)
 
 
 def test_chinese_names_fortunas_squares_in_chinese() -> None:

@@ -49,7 +49,9 @@ async def test_the_served_module_is_the_python_source(gateway: RunningGateway) -
 
 def test_transfer_reasons_are_those_the_rules_send() -> None:
     # (the rules' own test checks TRANSFER_REASONS against their source and played games)
-    reasons = client_constants()["TRANSFER_REASONS"].values()
+    served = client_constants()["TRANSFER_REASONS"]
+    assert isinstance(served, dict), "TRANSFER_REASONS is served as a map of code to reason"
+    reasons = served.values()
     # the reasons the log hides or names, as the rules spell them
     assert {"building_sale", "purchase", "rent", "start_landing", "bail", "tax"} <= set(reasons)
     assert "sale" not in reasons

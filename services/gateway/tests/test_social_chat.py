@@ -24,6 +24,7 @@ from opolyx_contracts.errors import BAD_REQUEST, UNAVAILABLE
 from opolyx_contracts.subjects import ROOMS_BUCKET
 from opolyx_lobby.rooms import Member, Room
 from opolyx_service.connection import ensure_kv
+from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 
@@ -39,7 +40,7 @@ async def start_chat(nats_server: NatsServer, **section: Any) -> tuple[ChatApp, 
     settings = ChatSettings(
         nats=nats_server.settings_for("chat"),
         http=HttpSettings(port=-1),
-        chat=ChatSection(operator={"port": -1}, **section),
+        chat=ChatSection(operator=OperatorSettings(port=-1), **section),
     )
     app = ChatApp(settings)
     nc = await nats_server.connect("chat")

@@ -26,9 +26,11 @@ from opolyx_contracts.subjects import (
 from opolyx_contracts.table import GameFinished, SeatResult
 from opolyx_progression.app import ProgressionApp
 from opolyx_progression.missions import assigned
-from opolyx_progression.settings import ProgressionSettings
+from opolyx_progression.settings import ProgressionSection, ProgressionSettings
 from opolyx_service.connection import ensure_stream
 from opolyx_service.metrics import ServiceMetrics
+from opolyx_service.operator import OperatorSettings
+from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 from prometheus_client import CollectorRegistry
 
@@ -44,12 +46,12 @@ async def progression(nats_server: NatsServer, tmp_path: Path) -> AsyncIterator[
     await admin.drain()
     settings = ProgressionSettings(
         nats=nats_server.settings_for("progression"),
-        http={"port": -1},
-        progression={
-            "database_url": f"sqlite+aiosqlite:///{tmp_path / 'progression.sqlite3'}",
-            "data_dir": tmp_path,
-            "operator": {"port": -1},
-        },
+        http=HttpSettings(port=-1),
+        progression=ProgressionSection(
+            database_url=f"sqlite+aiosqlite:///{tmp_path / 'progression.sqlite3'}",
+            data_dir=tmp_path,
+            operator=OperatorSettings(port=-1),
+        ),
     )
     app = ProgressionApp(settings, metrics=ServiceMetrics(CollectorRegistry(), "progression", "t"))
     nc = await nats_server.connect("progression")

@@ -92,7 +92,7 @@ async def test_play_refusals_and_resume_against_the_real_table_service(
     back = await gateway.client(token)
     resumed = await back.request("table.watch", table=table, since=seen)
     assert resumed["data"]["replayed"] == resumed["data"]["seq"] - seen > 0
-    replayed = []
+    replayed: list[int] = []
     while len(replayed) < resumed["data"]["replayed"]:
         replayed += [e["seq"] for e in (await back.push("table.events", table=table))["events"]]
     assert replayed == list(range(seen + 1, resumed["data"]["seq"] + 1))

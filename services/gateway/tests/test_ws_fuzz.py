@@ -106,7 +106,7 @@ def client_message(draw: st.DrawFn, table_id: str, tokens: list[str]) -> str | b
     if kind == 4:
         return json.dumps(draw(st.one_of(junk, st.lists(junk, max_size=3))))
     if kind <= 8:  # well formed, so the paths past validation are exercised too
-        plausible = draw(
+        plausible: dict[str, Any] = draw(
             st.sampled_from(
                 [
                     {"type": "ping"},
