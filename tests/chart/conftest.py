@@ -108,6 +108,12 @@ class Rendered:
             env[entry["name"]] = entry.get("value", entry.get("valueFrom", {}))
         return env
 
+    def plain(self, component: str, name: str) -> str:
+        """A variable of the container's environment that is set as text (not a reference)."""
+        value = self.environment(component)[name]
+        assert isinstance(value, str), f"{component}: {name} is a reference: {value}"
+        return value
+
 
 def render(values: dict[str, Any] | None = None) -> Rendered:
     """Render as `helm install` would (Helm checks the values against the schema first)."""

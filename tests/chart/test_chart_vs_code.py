@@ -343,7 +343,7 @@ async def test_a_service_started_with_the_charts_replicas_creates_every_stream_a
     process = ServiceProcess([_script(command)], env, tmp_path, name=service).start()
     try:
         await _wait_for(process, "/readyz", timeout=120)
-        streams = {info.config.name: info for info in await js.streams_info()}
+        streams = {str(info.config.name): info for info in await js.streams_info()}
         # At least these (a new stream or bucket is held to the same count below).
         assert STORAGE[service] <= set(streams), sorted(streams)
         for name, info in streams.items():

@@ -197,7 +197,7 @@ async def _connect(url: str, user: str, password: str) -> Client:
             connect_timeout=2,
             # The server starts while the first attempt runs: a refused TCP connection is
             # retried, an authorization error is not (it is what the test looks for).
-            reconnect_time_wait=0.05,
+            reconnect_time_wait=0.05,  # type: ignore[arg-type]  # nats-py says int; it sleeps this
         )
     except BaseException:
         await client.close()

@@ -56,6 +56,7 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_contracts.table import GameFinished, TableCommand
 from opolyx_lobby.app import LobbyApp
+from opolyx_service.settings import HttpSettings
 from opolyx_testing import ServiceProcess, read_stored
 from opolyx_testing.chaos import owner_of, start_service
 from opolyx_testing.nats_server import NatsServer
@@ -86,7 +87,7 @@ class Worker:
 
     def __init__(self, server: NatsServer) -> None:
         self.worker = BotWorker(
-            BotsSettings(nats={"url": server.url_for("bots")}, http={"port": -1})
+            BotsSettings(nats=server.settings_for("bots"), http=HttpSettings(port=-1))
         )
         self.worker.stickers.moments.chance = 1.0
         self.replies: list[dict[str, Any]] = []
@@ -156,7 +157,7 @@ async def test_a_game_end_announced_again_after_a_takeover_gets_one_goodbye_stic
             room = (await lobby(nc, type="get", player_id=HUMAN, room_id=room_id))["room"]
             return len(room["members"]) == 2
 
-        await wait_for(filled, 10, "the lobby to seat a bot")
+        await wait_for(filled, 30, "the lobby to seat a bot")
         starting = await lobby(nc, type="start", player_id=HUMAN, room_id=room_id)
         table_id = str(starting["table_id"])
         resign = TableCommand(
@@ -176,7 +177,7 @@ async def test_a_game_end_announced_again_after_a_takeover_gets_one_goodbye_stic
         async def first_goodbye() -> bool:
             return len(heard) == 1 and len(goodbyes()) == 1 and len(first.replies) == 1
 
-        await wait_for(first_goodbye, 30, "the game's end and the bot's goodbye")
+        await wait_for(first_goodbye, 90, "the game's end and the bot's goodbye")
         game = heard[0]
         bot = next(s.player_id for s in game.seats if s.bot)
         persona = bot_persona(bot)
