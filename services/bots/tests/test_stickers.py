@@ -41,6 +41,7 @@ from opolyx_contracts.table import DecisionRequest, GameFinished, SeatResult
 from opolyx_lobby.rooms import Member, Room
 from opolyx_rules import new_game, public_view
 from opolyx_service.connection import ensure_kv
+from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 
@@ -242,13 +243,15 @@ async def test_the_worker_hears_a_game_end_and_a_bot_says_goodbye_unless_the_roo
         ChatSettings(
             nats=nats_server.settings_for("chat"),
             http=HttpSettings(port=-1),
-            chat=ChatSection(operator={"port": -1}),
+            chat=ChatSection(operator=OperatorSettings(port=-1)),
         )
     )
     chat_nc = await nats_server.connect("chat")
     await chat.start(chat_nc)
     gateway = await nats_server.connect("gateway")
-    worker = BotWorker(BotsSettings(nats={"url": nats_server.url_for("bots")}, http={"port": -1}))
+    worker = BotWorker(
+        BotsSettings(nats=nats_server.settings_for("bots"), http=HttpSettings(port=-1))
+    )
     worker.stickers.moments.chance = 1.0
     replies: list[dict[str, Any]] = []
     request = worker.stickers.request
@@ -335,7 +338,7 @@ async def test_a_sticker_posted_as_the_bots_role_lands_in_the_tables_chat(
         ChatSettings(
             nats=nats_server.settings_for("chat"),
             http=HttpSettings(port=-1),
-            chat=ChatSection(operator={"port": -1}),
+            chat=ChatSection(operator=OperatorSettings(port=-1)),
         )
     )
     chat_nc = await nats_server.connect("chat")

@@ -26,6 +26,7 @@ from opolyx_rules import (
     Roll,
     RollPending,
     State,
+    Then,
     legal_commands,
     new_game,
     with_fields,
@@ -101,7 +102,7 @@ def test_payment_mortgages_loose_property_before_selling_buildings() -> None:
     state = with_fields(
         state,
         props=tuple(props),
-        pending=PaymentPending(0, 75.0, 900, ((1, 900),), "rent", "landed", 0, ()),
+        pending=PaymentPending(0, 75.0, 900, ((1, 900),), "rent", Then.LANDED, 0, ()),
     )
     decision = choose(state, 0, legal_commands(state, 0), BALANCED, random.Random(1))
     assert decision == Mortgage(0, 12)
@@ -169,12 +170,12 @@ def test_team_bot_hands_an_ally_the_piece_that_completes_their_group() -> None:
 def test_payment_pays_when_it_can_and_declares_bankruptcy_only_when_nothing_covers_it() -> None:
     rich = game({12: 0}, cash=5000)
     rich = with_fields(
-        rich, pending=PaymentPending(0, 75.0, 900, ((1, 900),), "rent", "landed", 0, ())
+        rich, pending=PaymentPending(0, 75.0, 900, ((1, 900),), "rent", Then.LANDED, 0, ())
     )
     assert choose(rich, 0, legal_commands(rich, 0), BALANCED, random.Random(1)) == Pay(0)
     broke = game({12: 0}, cash=100)  # the utility mortgages for 750: not enough for 9000
     broke = with_fields(
-        broke, pending=PaymentPending(0, 75.0, 9000, ((1, 9000),), "rent", "landed", 0, ())
+        broke, pending=PaymentPending(0, 75.0, 9000, ((1, 9000),), "rent", Then.LANDED, 0, ())
     )
     assert choose(broke, 0, legal_commands(broke, 0), BALANCED, random.Random(1)) == (
         DeclareBankruptcy(0)

@@ -16,6 +16,7 @@ from typing import Any
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from nats.js.api import ConsumerInfo
 from opolyx_contracts.subjects import BOTS_CONSUMER, BOTS_DECIDE, BOTS_DECISIONS_STREAM
 from opolyx_contracts.table import DecisionRequest
 from opolyx_rules import command_to_json, legal_commands, new_game, public_view
@@ -28,17 +29,20 @@ REQUESTS = 12
 
 
 def request_for(state: State, seat: int, version: int) -> DecisionRequest:
-    return DecisionRequest(
-        table_id="t-1",
-        seat=seat,
-        player_id="bot-esme",
-        command_subject="opolyx.table.3.t-1.bot",
-        command_id=f"t-1:{version}:{seat}",
-        version=version,
-        attempt=1,
-        state=public_view(state),
-        legal=[command_to_json(c) for c in legal_commands(state, seat)],
-        deadline_at=None,
+    # the view and the commands as JSON, validated into the contract's models as a table's are
+    return DecisionRequest.model_validate(
+        {
+            "table_id": "t-1",
+            "seat": seat,
+            "player_id": "bot-esme",
+            "command_subject": "opolyx.table.3.t-1.bot",
+            "command_id": f"t-1:{version}:{seat}",
+            "version": version,
+            "attempt": 1,
+            "state": public_view(state),
+            "legal": [command_to_json(c) for c in legal_commands(state, seat)],
+            "deadline_at": None,
+        }
     )
 
 
@@ -88,7 +92,10 @@ async def test_a_stopped_worker_takes_no_decisions_and_every_request_is_answered
         for request in requests(state):
             await nc.publish(BOTS_DECIDE, request.model_dump_json().encode())
             await asyncio.sleep(0.02)  # as tables do: one at a time, not one burst
-        versions = lambda: {r["expected_version"] for r in received}  # noqa: E731
+
+        def versions() -> set[int]:
+            return {r["expected_version"] for r in received}
+
         # A core queue group would have given the stopped worker about half of them, lost
         # for good (this fake table never asks again); the queue redelivers the one it held.
         await wait_for(lambda: len(versions()) == REQUESTS, timeout=20)
@@ -102,7 +109,9 @@ async def test_a_stopped_worker_takes_no_decisions_and_every_request_is_answered
     # The woken worker may still answer the one request it held (same command id: the
     # table refuses or dedupes it); nothing stays unacknowledged in the queue.
     async def settled() -> bool:
-        info = await nc.jetstream().consumer_info(BOTS_DECISIONS_STREAM, BOTS_CONSUMER)
+        info: ConsumerInfo = await nc.jetstream().consumer_info(
+            BOTS_DECISIONS_STREAM, BOTS_CONSUMER
+        )
         return info.num_ack_pending == 0 and info.num_pending == 0
 
     deadline = time.monotonic() + 15

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from opolyx_bots.worker import BotsSettings, BotWorker, decide_for_request
+from opolyx_bots.worker import BotsSection, BotsSettings, BotWorker, decide_for_request
 from opolyx_contracts.subjects import BOTS_DECIDE
 from opolyx_contracts.table import DecisionRequest
 from opolyx_rules import (
@@ -25,21 +25,25 @@ from opolyx_rules import (
     public_view,
     simple_policy,
 )
+from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 
 
 def request_for(state: State, seat: int, attempt: int = 1, version: int = 7) -> DecisionRequest:
-    return DecisionRequest(
-        table_id="t-1",
-        seat=seat,
-        player_id="bot-esme",
-        command_subject="opolyx.table.3.t-1.bot",
-        command_id=f"t-1:{version}:{seat}",
-        version=version,
-        attempt=attempt,
-        state=public_view(state),
-        legal=[command_to_json(c) for c in legal_commands(state, seat)],
-        deadline_at=None,
+    # the view and the commands as JSON, validated into the contract's models as a table's are
+    return DecisionRequest.model_validate(
+        {
+            "table_id": "t-1",
+            "seat": seat,
+            "player_id": "bot-esme",
+            "command_subject": "opolyx.table.3.t-1.bot",
+            "command_id": f"t-1:{version}:{seat}",
+            "version": version,
+            "attempt": attempt,
+            "state": public_view(state),
+            "legal": [command_to_json(c) for c in legal_commands(state, seat)],
+            "deadline_at": None,
+        }
     )
 
 
@@ -67,7 +71,7 @@ async def test_two_workers_share_the_queue_and_exactly_one_answers_each_request(
     nats_server: NatsServer, nc: Client
 ) -> None:
     workers = [
-        BotWorker(BotsSettings(nats={"url": nats_server.url_for("bots")}, http={"port": -1}))
+        BotWorker(BotsSettings(nats=nats_server.settings_for("bots"), http=HttpSettings(port=-1)))
         for _ in range(2)
     ]
     for worker in workers:
@@ -109,9 +113,9 @@ async def test_a_malformed_request_is_dropped_and_the_worker_keeps_serving(
     nats_server: NatsServer, nc: Client
 ) -> None:
     settings = BotsSettings(
-        nats={"url": nats_server.url_for("bots")},
-        http={"port": -1},
-        bots={"command_timeout_seconds": 0.2},
+        nats=nats_server.settings_for("bots"),
+        http=HttpSettings(port=-1),
+        bots=BotsSection(command_timeout_seconds=0.2),
     )
     worker = BotWorker(settings)
     await worker.start()
@@ -144,7 +148,7 @@ async def test_a_malformed_request_is_dropped_and_the_worker_keeps_serving(
 
 
 async def test_a_human_seat_on_autopilot_gets_a_legal_move_and_no_bot_sticker(
-    nats_server: NatsServer, nc: Client
+    nats_server: NatsServer, nc: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     state = midgame(3, 25)
     seat = awaiting(state)[0]
@@ -154,13 +158,13 @@ async def test_a_human_seat_on_autopilot_gets_a_legal_move_and_no_bot_sticker(
     apply(state, command, 10_000.0)
     worker = BotWorker(
         BotsSettings(
-            nats={"url": nats_server.url_for("bots")},
-            http={"port": -1},
-            bots={"command_timeout_seconds": 0.2},
+            nats=nats_server.settings_for("bots"),
+            http=HttpSettings(port=-1),
+            bots=BotsSection(command_timeout_seconds=0.2),
         )
     )
     seen: list[DecisionRequest] = []
-    worker.stickers.seen = seen.append  # type: ignore[method-assign]
+    monkeypatch.setattr(worker.stickers, "seen", seen.append)
     await worker.start()
     try:
         assert await worker.handle(request) == "unanswered"  # no table answers here
