@@ -147,6 +147,9 @@ def test_the_event_card_banner_names_the_drawer_and_goes_at_the_next_turn(
 ) -> None:
     page = game(pages, viewport, "Cara")
     names = seat_names(page)
+    # the game waits for this seat's roll, so no real turn of a bot's hides the banner
+    # before the language switch re-tells it (it did at load 14)
+    wait_for_my_roll(page)
     banner = page.locator("#card-drawn")
     inject(page, {"type": "card_drawn", "seat": 1, "card": 6, "text": "x", "reshuffled": False})
     expect(banner).to_be_visible()
