@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 import websockets
+from gateway_builders import RunningGateway, WsClient, gateway_settings
 from opolyx_gateway.admission import _parse_networks, client_address
 from opolyx_testing.nats_server import NatsServer
-
-from .conftest import RunningGateway, WsClient, gateway_settings
-from .test_hardening_ws import serve_as_deployed
+from test_hardening_ws import serve_as_deployed
 
 
 async def connect(gw: RunningGateway, forwarded_for: str | None = None) -> WsClient:

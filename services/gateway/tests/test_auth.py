@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from gateway_builders import RunningGateway, gateway_settings, serve_gateway
 from opolyx_gateway.auth import AuthError, TokenSigner, validate_display_name
-
-from .conftest import RunningGateway, gateway_settings, serve_gateway
 
 
 @pytest.mark.parametrize(

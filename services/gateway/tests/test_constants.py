@@ -11,13 +11,12 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from gateway_builders import RunningGateway
 from opolyx_contracts.lobby import RoomSummary
 from opolyx_contracts.table import DecisionKind
 from opolyx_gateway.constants import client_constants, constants_module
 from opolyx_rules import modes
 from pydantic_core import to_jsonable_python
-
-from .conftest import RunningGateway
 
 STATIC_JS = Path(__file__).resolve().parents[1] / "src" / "opolyx_gateway" / "static" / "js"
 EXPORT = re.compile(r"^export const (\w+) = (?:Object\.freeze\((.*)\)|(.*));$")

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 from opolyx_contracts.refusals import RULES_ERROR_CODES
 from opolyx_gateway.constants import client_constants
-
-from .test_catalogues import LANGUAGES, catalogue
+from test_catalogues import LANGUAGES, catalogue
 
 ROOT = Path(__file__).resolve().parents[3]
 CODE = re.compile(r"^[a-z]+/[a-z_]+$")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 import websockets
+from gateway_builders import KEYS, RunningGateway
 from opolyx_gateway.auth import AuthError, TokenSigner
-
-from .conftest import KEYS, RunningGateway
 
 
 def _respelled(token: str) -> list[str]:

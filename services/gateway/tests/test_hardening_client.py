@@ -12,13 +12,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from gateway_builders import RunningGateway, gateway_settings, serve_gateway
 from nats.aio.msg import Msg
 from opolyx_contracts import subjects
 from opolyx_contracts.table import CommandAccepted, TableCommand
 from opolyx_testing.nats_server import NatsServer
 from playwright.async_api import Page, async_playwright
-
-from .conftest import RunningGateway, gateway_settings, serve_gateway
 
 CHROMIUM = os.environ.get("OPOLYX_CHROMIUM", "/usr/bin/chromium")
 

@@ -9,9 +9,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from gateway_builders import RunningGateway
 from opolyx_gateway.settings import GatewayOptions
-
-from .conftest import RunningGateway
 
 PATHS = [
     ("/", 200),

@@ -9,10 +9,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from gateway_builders import FakeTable, RunningGateway, WsClient, gateway_settings, serve_gateway
 from opolyx_testing.http import metric_value
 from opolyx_testing.nats_server import NatsServer
-
-from .conftest import FakeTable, RunningGateway, WsClient, gateway_settings, serve_gateway
 
 
 async def replay_reads(gw: RunningGateway) -> float:

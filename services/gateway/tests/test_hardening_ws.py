@@ -17,13 +17,12 @@ import nats
 import pytest
 import uvicorn
 import websockets
+from gateway_builders import FakeTable, RunningGateway, gateway_settings, serve_gateway
 from opolyx_gateway import create_app
 from opolyx_gateway.__main__ import uvicorn_config
 from opolyx_gateway.settings import GatewaySettings
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
-
-from .conftest import FakeTable, RunningGateway, gateway_settings, serve_gateway
 
 
 @contextlib.asynccontextmanager

@@ -9,10 +9,9 @@ import asyncio
 import json
 from typing import Any
 
+from gateway_builders import FakeLobby, RunningGateway
 from opolyx_contracts.gateway import client_message_adapter
 from opolyx_gateway.idempotency import changes_something
-
-from .conftest import FakeLobby, RunningGateway
 
 
 def lobby_msg(msg_id: str, action: str, **fields: Any) -> str:

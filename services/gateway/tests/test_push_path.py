@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from gateway_builders import KEYS
 from opolyx_contracts.game import TurnStarted
 from opolyx_contracts.table import EventRecord, PublicView, TableUpdate
 from opolyx_gateway.pushes import UpdateHeader, read_update_header
@@ -18,8 +19,6 @@ from opolyx_gateway.settings import GatewayOptions
 from opolyx_gateway.ws import ASGI_CHANNELS, ClientSession
 from opolyx_rules import new_game, public_view
 from pydantic import ValidationError
-
-from .conftest import KEYS
 
 
 def an_update(first_seq: int = 7, last_seq: int = 8) -> TableUpdate:

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from gateway_builders import RunningGateway
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from opolyx_contracts import subjects
@@ -19,8 +20,6 @@ from opolyx_gateway.replays import PAGE_SIZE
 from opolyx_rules.fairness import verify_replay
 from opolyx_service.connection import ensure_stream
 from opolyx_testing.recorded_games import RecordedGame, record_game
-
-from .conftest import RunningGateway
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gateway_builders import RunningGateway, WsClient, gateway_settings, serve_gateway
 from opolyx_contracts.chat import CHAT_DUPLICATE
 from opolyx_contracts.errors import UNAVAILABLE
 from opolyx_contracts.gateway import (
@@ -37,9 +38,7 @@ from opolyx_service.settings import HttpSettings
 from opolyx_testing.lobby_client import LobbyClient
 from opolyx_testing.nats_server import NatsServer
 from pydantic import ValidationError
-
-from .conftest import RunningGateway, WsClient, gateway_settings, serve_gateway
-from .test_social_chat import start_chat
+from test_social_chat import start_chat
 
 NET_JS = Path(__file__).resolve().parents[1] / "src" / "opolyx_gateway" / "static" / "js" / "net.js"
 

@@ -5,10 +5,9 @@ is refused with ``auth/session_ended`` (the client then signs in again)."""
 from __future__ import annotations
 
 import pytest
+from gateway_builders import gateway_settings, serve_gateway
 from opolyx_gateway.auth import AuthError, TokenSigner
 from opolyx_testing.nats_server import NatsServer
-
-from .conftest import gateway_settings, serve_gateway
 
 KEYS = {"k1": "first-key-0123456789abcdef"}
 

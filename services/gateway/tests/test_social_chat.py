@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from gateway_builders import RunningGateway, WsClient
 from nats.aio.client import Client
 from opolyx_chat.app import ChatApp
 from opolyx_chat.settings import ChatSection, ChatSettings
@@ -27,8 +28,6 @@ from opolyx_service.connection import ensure_kv
 from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
-
-from .conftest import RunningGateway, WsClient
 
 TABLE_ID = "t-chat-1"
 TABLE = f"t_{TABLE_ID}"

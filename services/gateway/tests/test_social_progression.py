@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from gateway_builders import RunningGateway
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.errors import UNAVAILABLE
 from opolyx_contracts.progression import FOLLOW_SELF, UNKNOWN_PLAYER
@@ -33,8 +34,6 @@ from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 from prometheus_client import CollectorRegistry
-
-from .conftest import RunningGateway
 
 
 @pytest.fixture
@@ -137,7 +136,8 @@ async def test_a_credited_game_shows_in_profile_cards_missions_summary_and_leade
     await gateway.nc.jetstream().publish(GAME_FINISHED, encode(game))
 
     async def credited() -> bool:
-        return (await alice.get("/api/me/games/g-social-1"))["status"] == "credited"
+        status: str = (await alice.get("/api/me/games/g-social-1"))["status"]
+        return status == "credited"
 
     await eventually(credited, "the game was never credited")
     summary = (await alice.get("/api/me/games/g-social-1"))["credit"]

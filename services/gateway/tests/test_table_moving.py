@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from .conftest import FakeTable, RunningGateway
+from gateway_builders import FakeTable, RunningGateway
 
 
 async def test_a_command_to_a_table_between_instances_waits_for_its_new_owner(

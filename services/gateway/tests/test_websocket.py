@@ -9,13 +9,12 @@ from typing import Any
 
 import pytest
 import websockets
+from gateway_builders import FakeLobby, FakeTable, RunningGateway, gateway_settings, serve_gateway
 from opolyx_contracts import subjects
 from opolyx_contracts.game import Roll
 from opolyx_contracts.gateway import TableUpdatePush
 from opolyx_contracts.lobby import LobbyEvent, RoomDetail, RoomMember, lobby_member_events
 from opolyx_testing.http import metric_value
-
-from .conftest import FakeLobby, FakeTable, RunningGateway, gateway_settings, serve_gateway
 
 
 async def test_forged_token_gets_an_error_then_the_socket_closes(gateway: RunningGateway) -> None:
@@ -400,9 +399,8 @@ async def test_watching_an_unknown_table_is_a_clear_error(gateway: RunningGatewa
 
 
 async def test_an_expired_token_is_refused_on_the_socket(gateway: RunningGateway) -> None:
+    from gateway_builders import KEYS
     from opolyx_gateway.auth import TokenSigner
-
-    from .conftest import KEYS
 
     signer = TokenSigner(KEYS, "k1", ttl_seconds=60)
     old_token, _ = signer.issue("g-old", "Oldtimer", now=1_000_000)

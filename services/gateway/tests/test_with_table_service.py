@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gateway_builders import RunningGateway
 from opolyx_contracts import subjects
 from opolyx_contracts.table import CreateTable, SeatSpec
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
-
-from .conftest import RunningGateway
 
 ANSWERS = ("buy", "pay", "roll", "pass", "jackpot_decline", "bus", "teleport", "pay_bail")
 

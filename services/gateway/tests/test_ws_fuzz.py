@@ -18,6 +18,7 @@ import re
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from gateway_builders import RunningGateway, WsClient, gateway_settings, serve_gateway
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opolyx_contracts import subjects
@@ -28,8 +29,6 @@ from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.pytest_plugin import ServiceProcesses
 from opolyx_testing.table_client import TableClient
-
-from .conftest import RunningGateway, WsClient, gateway_settings, serve_gateway
 
 T = TypeVar("T")
 CODE = re.compile(r"^[a-z_]+/[a-z_.]+$")
