@@ -78,3 +78,30 @@ def read_the_log(
         assert text not in got["types"], text
     assert len(texts) > 20
     expect(viewer.locator("#end-dialog")).to_be_visible()
+
+
+def test_a_log_cut_to_its_newest_lines_still_says_earlier_moves_are_not_shown(
+    pages: PageWatch,
+) -> None:
+    # The table's log shows its newest 200 lines: a game of more has its oldest cut, and the
+    # line that says so must be the one kept, not the first one cut. The page's own module.
+    page = pages.open(PHONE)
+    got = page.evaluate(
+        """async () => {
+          const log = await import('/js/log.js');
+          const lines = (n) => [...Array(n).keys()].map((i) => ({ text: `line ${i}` }));
+          const partial = [log.earlierLine(), ...lines(300)];
+          return {
+            earlier: log.earlierLine(),
+            cut: log.newestLines(lines(300), 200),
+            cutPartial: log.newestLines(partial, 200),
+            short: log.newestLines(lines(5), 200),
+          };
+        }"""
+    )
+    for cut in (got["cut"], got["cutPartial"]):
+        assert len(cut) == 200
+        assert cut[0] == got["earlier"] and got["earlier"]["kind"] == "earlier"
+        assert [line["text"] for line in cut[1:3]] == ["line 101", "line 102"]
+        assert cut[-1] == {"text": "line 299"}
+    assert [line["text"] for line in got["short"]] == [f"line {i}" for i in range(5)]

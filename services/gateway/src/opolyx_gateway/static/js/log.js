@@ -40,6 +40,13 @@ export function earlierLine() {
   return { text: t("log.earlier"), kind: "earlier" };
 }
 
+// The newest `limit` lines of a log; one cut here says so on its oldest line, as a log that
+// began partway does (a plain slice would drop that line first).
+export function newestLines(lines, limit) {
+  if (lines.length <= limit) return lines;
+  return [earlierLine(), ...lines.slice(lines.length - limit + 1)];
+}
+
 // Turns a list of events into log entries {text, kind, link?}. `ctx` names seats, squares
 // and cards (seatName, squareName, cardText) and gives the table's id (tableId); with
 // `ctx.partial` the events start partway through the game and the oldest line says so.

@@ -7,7 +7,7 @@ import { COMMAND_TYPES as C, DECISION_KINDS as K } from "../constants.js";
 import { $, h, money } from "../dom.js";
 import { act, fail, leaveTable } from "../actions.js";
 import { onLanguage, t } from "../i18n.js";
-import { describe } from "../log.js";
+import { describe, newestLines } from "../log.js";
 import { cardText, seatName, squareLabel, squareName, winnerText } from "../names.js";
 import { followsNow, setFollowing } from "../progression.js";
 import { can, legalOf, on, store, wall, worthOf } from "../store.js";
@@ -124,7 +124,7 @@ function renderOut(tb) {
 
 function renderLog(tb) {
   const ctx = { seatName, squareName, cardText, tableId: tb.id, partial: tb.partial, winnerText: () => winnerText(tb.view.state) };
-  const lines = describe(tb.events, ctx).slice(-LOG_LIMIT);
+  const lines = newestLines(describe(tb.events, ctx), LOG_LIMIT);
   $("#log").replaceChildren(...lines.reverse().map((line) =>
     h(`li${line.kind ? "." + line.kind : ""}`, {}, line.link
       ? [line.text, " ", h("a", { href: line.link.href }, line.link.text)] : line.text)));
