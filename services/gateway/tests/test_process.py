@@ -13,9 +13,13 @@ import pytest
 from opolyx_testing import script_path
 from opolyx_testing.ports import free_port
 
+START_LIMIT = 60.0
+"""Seconds the gateway process may take to serve HTTP: a second or two normally; 20 s ran
+out on a fresh clone at load 15 (its first imports compile every module)."""
+
 
 async def wait_http(client: httpx.AsyncClient, path: str) -> httpx.Response:
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + START_LIMIT
     while True:
         try:
             return await client.get(path)
@@ -39,7 +43,7 @@ async def test_without_nats_it_serves_not_ready_and_stops_on_a_signal(sig: signa
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
             assert (await wait_http(client, "/livez")).status_code == 200
             ready = await client.get("/readyz")
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + START_LIMIT
             while not ready.json()["checks"].get("started"):  # serving is a moment behind HTTP
                 assert time.monotonic() < deadline, ready.json()
                 await asyncio.sleep(0.05)
@@ -54,10 +58,9 @@ async def test_without_nats_it_serves_not_ready_and_stops_on_a_signal(sig: signa
             refused = await client.post("/api/session", json={"name": "Early"})
             assert refused.status_code == 503
             assert refused.json()["code"] == "service/unavailable"
-        started = time.monotonic()
         proc.send_signal(sig)
+        # promptly: `wait` raises if the process is still running after 10 s
         assert await asyncio.to_thread(proc.wait, 10) == 0
-        assert time.monotonic() - started < 10
     finally:
         if proc.poll() is None:
             proc.kill()
