@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -31,15 +31,15 @@ CHROMIUM_ARGS = [
 ]
 # The browser sizes the client is checked at, defined here only: every test file takes them
 # (and the marks below) from this module.
-PHONE = {"width": 390, "height": 844}
-WIDE = {"width": 1366, "height": 860}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+WIDE: ViewportSize = {"width": 1366, "height": 860}
 """The desktop size the issues name."""
-DESKTOP = {"width": 1280, "height": 860}
+DESKTOP: ViewportSize = {"width": 1280, "height": 860}
 """The older tests' desktop size (their screenshots and layout checks were written at it)."""
 
 
 def on_desktop_and_phone(
-    desktop: dict[str, int] = WIDE, *, ids_by_size: bool = False
+    desktop: ViewportSize = WIDE, *, ids_by_size: bool = False
 ) -> pytest.MarkDecorator:
     """Runs a test twice, at ``desktop`` and at PHONE, passed as its ``viewport`` argument;
     the test ids are ``desktop``/``phone``, or the sizes (``1366x860``) with ``ids_by_size``."""
@@ -128,11 +128,11 @@ class PageWatch:
         self.errors: list[str] = []
 
     def open(
-        self, viewport: dict[str, int] = DESKTOP, path: str = "/", locale: str | None = None
+        self, viewport: ViewportSize = DESKTOP, path: str = "/", locale: str | None = None
     ) -> Page:
         """A new page at ``path``; ``locale`` sets the browser's language
         (navigator.languages), else the browser's own default."""
-        context = self.browser.new_context(viewport=viewport, locale=locale)  # type: ignore[arg-type]
+        context = self.browser.new_context(viewport=viewport, locale=locale)
         page = context.new_page()
 
         def on_console(message: ConsoleMessage) -> None:

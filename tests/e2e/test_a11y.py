@@ -11,7 +11,7 @@ import tarfile
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, ViewportSize
 
 from .client_steps import sign_in, start_game_with_bots
 from .conftest import ROOT, PageWatch, on_desktop_and_phone
@@ -69,7 +69,7 @@ def violations(page: Page, axe: str) -> list[str]:
 @pytest.mark.parametrize("lang", ["en", "ar"])
 @on_desktop_and_phone()
 def test_lobby_and_table_have_no_serious_violation(
-    pages: PageWatch, axe_source: str, viewport: dict[str, int], lang: str
+    pages: PageWatch, axe_source: str, viewport: ViewportSize, lang: str
 ) -> None:
     page = pages.open(viewport, path=f"/?lang={lang}")
     assert violations(page, axe_source) == [], "sign-in"

@@ -10,7 +10,7 @@ import struct
 import time
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from .client_steps import SEQ, sign_in, start_game_with_bots, table_seq
 from .conftest import DESKTOP, PageWatch, on_desktop_and_phone
@@ -39,7 +39,7 @@ def wait_until_controlled(page: Page) -> None:
 
 @on_desktop_and_phone(DESKTOP)
 def test_the_app_installs_and_rides_out_going_offline(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = pages.open(viewport)
     sign_in(page, "Nomad")
@@ -101,7 +101,7 @@ def play_until(page: Page, condition: str, timeout: float = 90) -> None:
 
 @on_desktop_and_phone(DESKTOP)
 def test_mute_is_remembered_and_cues_follow_the_live_events(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = pages.open(viewport)
     sign_in(page, "Hearer")
@@ -130,7 +130,7 @@ def test_mute_is_remembered_and_cues_follow_the_live_events(
 
 @on_desktop_and_phone(DESKTOP)
 def test_a_new_version_offers_a_reload_and_takes_over(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = pages.open(viewport)
     sign_in(page, "Updater")

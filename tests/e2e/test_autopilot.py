@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page, WebSocketRoute, expect
+from playwright.sync_api import Page, ViewportSize, WebSocketRoute, expect
 
 from .client_steps import sign_in, start_game_with_bots, table_seq
 from .conftest import DESKTOP, ROOT, PageWatch, local_system, on_desktop_and_phone
@@ -75,7 +75,7 @@ class Network:
 
 @on_desktop_and_phone(DESKTOP)
 def test_a_dropped_player_is_played_by_the_autopilot_and_gets_the_seat_back(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     player = pages.open(viewport)
     network = Network(player)

@@ -12,7 +12,7 @@ import re
 import time
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FloatRect, Page, ViewportSize, expect
 
 from .client_steps import SEQ, sign_in, table_seq
 from .conftest import DESKTOP, PHONE, PageWatch, on_desktop_and_phone
@@ -56,7 +56,7 @@ def start_with_bots(page: Page, mode: str = "classic", bots: int = 1) -> None:
     expect(page.locator("#board .sq")).to_have_count(40)
 
 
-def box(page: Page, selector: str) -> dict[str, float]:
+def box(page: Page, selector: str) -> FloatRect:
     found = page.locator(selector).first.bounding_box()
     assert found is not None, f"{selector} is not shown"
     return found
@@ -64,7 +64,7 @@ def box(page: Page, selector: str) -> dict[str, float]:
 
 @on_desktop_and_phone(DESKTOP)
 def test_a_running_public_game_is_watched_from_the_lobby(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     player = pages.open()
     sign_in(player, "Runner")
@@ -88,7 +88,7 @@ def test_a_running_public_game_is_watched_from_the_lobby(
 
 @on_desktop_and_phone(DESKTOP)
 def test_the_table_reads_at_a_glance_on_both_sizes(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = pages.open(viewport)
     sign_in(page, "Reader")
@@ -143,7 +143,7 @@ def test_the_table_reads_at_a_glance_on_both_sizes(
 
 @on_desktop_and_phone(DESKTOP)
 def test_fortuna_shows_its_pot_and_names_and_halal_has_no_jackpot(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     fortuna = pages.open(viewport)
     sign_in(fortuna, "Fortunate")
@@ -164,7 +164,7 @@ def test_fortuna_shows_its_pot_and_names_and_halal_has_no_jackpot(
 
 @on_desktop_and_phone(DESKTOP)
 def test_motion_follows_live_events_and_stops_for_reduced_motion(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     moving = pages.open(viewport)
     sign_in(moving, "Mover")

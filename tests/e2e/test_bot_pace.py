@@ -20,7 +20,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from playwright.sync_api import Page, WebSocket
+from playwright.sync_api import Page, ViewportSize, WebSocket
 
 from .client_steps import WAIT_S, my_pending, sign_in, start_game_with_bots, table_seq
 from .conftest import VIEWPORTS, PageWatch
@@ -87,7 +87,7 @@ def watch_the_bots(page: Page) -> list[int]:
 
 @VIEWPORTS
 def test_bots_moves_reach_the_page_one_at_a_time_at_their_pace(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = pages.open(viewport)
     updates = Updates()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from .conftest import VIEWPORTS, PageWatch
 from .test_social import open_chat, say, sign_in
@@ -41,7 +41,7 @@ def refusal(page: Page, message_type: str, fields: dict[str, Any]) -> str:
 
 @VIEWPORTS
 def test_the_creator_turns_spectator_chat_off_and_a_spectator_cannot_write(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     host = pages.open(viewport)
     sign_in(host, "Cora")
@@ -119,7 +119,7 @@ def operator_reports(run: Path, token: str | None) -> tuple[int, dict[str, Any]]
 
 @VIEWPORTS
 def test_a_player_reports_a_message_and_an_operator_reads_it(
-    pages: PageWatch, viewport: dict[str, int], tmp_path_factory: pytest.TempPathFactory
+    pages: PageWatch, viewport: ViewportSize, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     host = pages.open(viewport)
     host_id = sign_in(host, "Rita")

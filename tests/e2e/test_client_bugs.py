@@ -13,7 +13,7 @@ import re
 import time
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from .client_steps import (
     WAIT_S,
@@ -27,7 +27,7 @@ from .client_steps import (
 from .conftest import WIDE, PageWatch, on_desktop_and_phone
 
 
-def game(pages: PageWatch, viewport: dict[str, int], name: str, bots: int = 2) -> Page:
+def game(pages: PageWatch, viewport: ViewportSize, name: str, bots: int = 2) -> Page:
     page = pages.open(viewport)
     sign_in(page, name)
     start_game_with_bots(page, bots=bots)
@@ -75,7 +75,7 @@ def seat_names(page: Page) -> list[str]:
 
 @on_desktop_and_phone()
 def test_back_to_lobby_mid_game_keeps_a_way_back_and_no_stale_room(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = game(pages, viewport, "Rover")
     page.click("#leave-table")
@@ -113,7 +113,7 @@ def play_until_i_own(page: Page, deadline_s: float = 150) -> int:
 
 
 @on_desktop_and_phone()
-def test_open_dialogs_follow_each_action(pages: PageWatch, viewport: dict[str, int]) -> None:
+def test_open_dialogs_follow_each_action(pages: PageWatch, viewport: ViewportSize) -> None:
     page = game(pages, viewport, "Mona")
     square = play_until_i_own(page)
     page.click("#open-manage")
@@ -143,7 +143,7 @@ def test_open_dialogs_follow_each_action(pages: PageWatch, viewport: dict[str, i
 
 @on_desktop_and_phone()
 def test_the_event_card_banner_names_the_drawer_and_goes_at_the_next_turn(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = game(pages, viewport, "Cara")
     names = seat_names(page)
@@ -284,7 +284,7 @@ def test_the_log_reads_as_what_happened(pages: PageWatch) -> None:
 
 @on_desktop_and_phone()
 def test_a_player_who_is_out_is_told_and_has_no_controls(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = game(pages, viewport, "Quinn")
     page.on("dialog", lambda dialog: dialog.accept())
@@ -358,7 +358,7 @@ def contrast(fg: list[float], bg: list[float]) -> float:
 
 @on_desktop_and_phone()
 def test_the_low_time_countdown_is_readable_and_pawns_leave_start_readable(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = game(pages, viewport, "Otto")
     secs = page.locator("#countdown .secs")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import expect
+from playwright.sync_api import ViewportSize, expect
 
 from .client_steps import poll, sign_in, start_game_with_bots, wait_for_my_roll
 from .conftest import DESKTOP, PHONE, WIDE, PageWatch
@@ -38,7 +38,7 @@ def test_a_long_finished_game_reads_from_a_turn_to_the_winner(pages: PageWatch) 
 
 
 def read_the_log(
-    pages: PageWatch, viewport: dict[str, int], name: str, table_id: str, last_seq: int
+    pages: PageWatch, viewport: ViewportSize, name: str, table_id: str, last_seq: int
 ) -> None:
     viewer = pages.open(viewport, path=f"/?watch={table_id}")
     viewer.fill("#signin-name", name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from .client_steps import (
     LANGUAGES,
@@ -40,7 +40,7 @@ def expect_language(page: Page, lang: str, direction: str = "ltr") -> None:
 
 @on_desktop_and_phone()
 def test_the_language_switch_is_remembered_across_a_reload(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = pages.open(viewport, locale="en-US")
     expect_language(page, "en")
@@ -65,7 +65,7 @@ def test_the_language_switch_is_remembered_across_a_reload(
 
 @on_desktop_and_phone()
 def test_arabic_from_the_browser_is_right_to_left_and_nothing_overlaps(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = pages.open(viewport, locale="ar-EG")
     expect_language(page, "ar", "rtl")
@@ -109,7 +109,7 @@ def test_lang_in_the_address_overrides_the_browser(pages: PageWatch) -> None:
 
 @on_desktop_and_phone()
 def test_every_language_labels_the_lobby_and_the_table(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     """One screenshot per viewport and language (lobby and table) in test-artifacts/."""
     page = pages.open(viewport, locale="en-US")

@@ -10,7 +10,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, Route, ViewportSize, expect
 
 from .client_steps import LANGUAGES, message, screenshot, sign_in, start_game_with_bots
 from .conftest import DESKTOP, PHONE, PageWatch, on_desktop_and_phone
@@ -77,7 +77,7 @@ def play_a_turn(page: Page) -> None:
 
 
 def finished_game(
-    pages: PageWatch, name: str, viewport: dict[str, int], turns: int = 2
+    pages: PageWatch, name: str, viewport: ViewportSize, turns: int = 2
 ) -> tuple[Page, str]:
     """A two-seat game against a bot, `turns` of this player's turns played, then resigned:
     a finished game (one seat left, so it ends there)."""
@@ -130,7 +130,7 @@ def assert_board_shows(page: Page, state: dict[str, Any]) -> None:
 
 @on_desktop_and_phone(DESKTOP)
 def test_a_replay_opens_scrubs_steps_and_shows_analytics(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page, table_id = finished_game(pages, "Rewind", viewport)
     summary = open_replay(page, table_id)
@@ -172,7 +172,7 @@ def test_a_replay_opens_scrubs_steps_and_shows_analytics(
 
 @on_desktop_and_phone(DESKTOP)
 def test_the_fairness_view_passes_and_fails_for_a_tampered_seed(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page, table_id = finished_game(pages, "Fair", viewport)
     open_replay(page, table_id, "#verify")
@@ -196,7 +196,7 @@ def test_the_fairness_view_passes_and_fails_for_a_tampered_seed(
 
 @on_desktop_and_phone(DESKTOP)
 def test_play_from_here_forks_a_practice_game_and_plays_a_turn(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page, table_id = finished_game(pages, "Forker", viewport)
     summary = open_replay(page, table_id)

@@ -25,7 +25,7 @@ from opolyx_contracts.envelope import encode
 from opolyx_contracts.subjects import GAME_FINISHED
 from opolyx_contracts.table import GameFinished, SeatResult
 from opolyx_service.nats_server_config import url_with_credentials
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from .conftest import PHONE, VIEWPORTS, PageWatch
 
@@ -58,7 +58,7 @@ def say(page: Page, panel: str, text: str) -> None:
 
 @VIEWPORTS
 def test_chat_in_the_waiting_room_and_at_the_table(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     host = pages.open(viewport)
     sign_in(host, "Hana")
@@ -183,7 +183,7 @@ def publish_finished_game(url: str, table_id: str, winner: str, loser: str) -> N
 
 @VIEWPORTS
 def test_profile_after_a_finished_game_then_follow_a_player(
-    pages: PageWatch, viewport: dict[str, int], tmp_path_factory: pytest.TempPathFactory
+    pages: PageWatch, viewport: ViewportSize, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     page = pages.open(viewport)
     me = sign_in(page, "Mira")
@@ -233,7 +233,7 @@ def test_profile_after_a_finished_game_then_follow_a_player(
 
 @VIEWPORTS
 def test_the_post_game_panel_says_a_short_game_pays_no_xp(
-    pages: PageWatch, viewport: dict[str, int]
+    pages: PageWatch, viewport: ViewportSize
 ) -> None:
     page = pages.open(viewport)
     sign_in(page, "Quinn")
