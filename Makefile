@@ -50,8 +50,16 @@ lint: sync
 	$(RUN) ruff check $(PY_DIRS)
 	$(RUN) ruff format --check $(PY_DIRS)
 
+# Test, bench and deploy code too. The test directories share module names (conftest.py), so
+# each is checked on its own; those under tests/ import their helpers relatively, as the
+# package `tests` (package bases), the others by name from their own directory.
+NAMED_CODE_DIRS := $(wildcard libs/*/tests) $(wildcard services/*/tests) bench scripts deploy
+
 typecheck: sync
 	$(RUN) mypy --strict $(SRC_DIRS)
+	@for dir in $(NAMED_CODE_DIRS); do \
+	  echo "mypy --strict $$dir"; $(RUN) mypy --strict $$dir || exit 1; done
+	$(RUN) mypy --strict --explicit-package-bases tests
 
 # Libraries, services and the integration tests (real nats-server, PostgreSQL).
 unit: sync pg-deps
