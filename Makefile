@@ -43,7 +43,7 @@ bootstrap: sync
 run: sync
 	$(RUN) python scripts/run_local.py
 
-PY_DIRS  := libs services tests bench scripts
+PY_DIRS  := libs services tests bench scripts deploy
 SRC_DIRS := $(wildcard libs/*/src) $(wildcard services/*/src)
 
 lint: sync
