@@ -299,6 +299,14 @@ async def serve_gateway(
         log_level="warning",
         lifespan="on",
     )
+    async with serve_on(config, test_nats_url or settings.nats.url) as running:
+        yield running
+
+
+@contextlib.asynccontextmanager
+async def serve_on(config: uvicorn.Config, test_nats_url: str) -> AsyncIterator[RunningGateway]:
+    """A gateway app on uvicorn with `config` (its port 0: a free one), once it is ready; the
+    test's own NATS connection uses `test_nats_url`."""
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
@@ -307,7 +315,7 @@ async def serve_gateway(
         await asyncio.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     base = f"http://127.0.0.1:{port}"
-    nc = await nats.connect(test_nats_url or settings.nats.url)
+    nc = await nats.connect(test_nats_url)
     try:
         async with httpx.AsyncClient(base_url=base) as http:
             # NATS is reached in the background: wait until the gateway says it is ready

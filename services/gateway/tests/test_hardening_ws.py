@@ -12,12 +12,15 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
-import nats
 import pytest
-import uvicorn
 import websockets
-from gateway_builders import FakeTable, RunningGateway, gateway_settings, serve_gateway
+from gateway_builders import (
+    FakeTable,
+    RunningGateway,
+    gateway_settings,
+    serve_gateway,
+    serve_on,
+)
 from opolyx_gateway import create_app
 from opolyx_gateway.__main__ import uvicorn_config
 from opolyx_gateway.settings import GatewaySettings
@@ -32,26 +35,8 @@ async def serve_as_deployed(
     """The gateway on uvicorn configured exactly as the process runs it (frame limit
     included), on a free loopback port."""
     settings = settings.model_copy(update={"http": HttpSettings(host="127.0.0.1", port=0)})
-    server = uvicorn.Server(uvicorn_config(settings, create_app(settings)))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    base = f"http://127.0.0.1:{port}"
-    nc = await nats.connect(test_nats_url)
-    try:
-        async with httpx.AsyncClient(base_url=base) as http:
-            deadline = time.monotonic() + 10
-            while (await http.get("/readyz")).status_code != 200:
-                assert time.monotonic() < deadline, "the gateway did not become ready"
-                await asyncio.sleep(0.02)
-            yield RunningGateway(base, f"ws://127.0.0.1:{port}/ws", http, nc)
-    finally:
-        await nc.drain()
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)
+    async with serve_on(uvicorn_config(settings, create_app(settings)), test_nats_url) as running:
+        yield running
 
 
 async def closed_code(client: Any, timeout: float = 5.0) -> int | None:
