@@ -14,36 +14,19 @@ import signal
 import time
 from typing import Any
 
+from bots_builders import request_for
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js.api import ConsumerInfo
 from opolyx_contracts.subjects import BOTS_CONSUMER, BOTS_DECIDE, BOTS_DECISIONS_STREAM
 from opolyx_contracts.table import DecisionRequest
-from opolyx_rules import command_to_json, legal_commands, new_game, public_view
+from opolyx_rules import new_game
 from opolyx_rules.state import State
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.pytest_plugin import ServiceProcesses
 
 REQUESTS = 12
-
-
-def request_for(state: State, seat: int, version: int) -> DecisionRequest:
-    # the view and the commands as JSON, validated into the contract's models as a table's are
-    return DecisionRequest.model_validate(
-        {
-            "table_id": "t-1",
-            "seat": seat,
-            "player_id": "bot-esme",
-            "command_subject": "opolyx.table.3.t-1.bot",
-            "command_id": f"t-1:{version}:{seat}",
-            "version": version,
-            "attempt": 1,
-            "state": public_view(state),
-            "legal": [command_to_json(c) for c in legal_commands(state, seat)],
-            "deadline_at": None,
-        }
-    )
 
 
 async def answer_commands(nc: Client, received: list[dict[str, Any]]) -> None:

@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import pytest
+from bots_builders import request_for
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_bots.worker import BotsSection, BotsSettings, BotWorker, decide_for_request
@@ -19,32 +20,11 @@ from opolyx_rules import (
     apply,
     awaiting,
     command_from_json,
-    command_to_json,
-    legal_commands,
     new_game,
-    public_view,
     simple_policy,
 )
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
-
-
-def request_for(state: State, seat: int, attempt: int = 1, version: int = 7) -> DecisionRequest:
-    # the view and the commands as JSON, validated into the contract's models as a table's are
-    return DecisionRequest.model_validate(
-        {
-            "table_id": "t-1",
-            "seat": seat,
-            "player_id": "bot-esme",
-            "command_subject": "opolyx.table.3.t-1.bot",
-            "command_id": f"t-1:{version}:{seat}",
-            "version": version,
-            "attempt": attempt,
-            "state": public_view(state),
-            "legal": [command_to_json(c) for c in legal_commands(state, seat)],
-            "deadline_at": None,
-        }
-    )
 
 
 def midgame(seed: int, steps: int) -> State:
