@@ -7,32 +7,23 @@ Real nats-server, the table and the bots as processes, every party as its NATS r
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-import uuid
 from typing import Any
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_chat.app import ChatApp
 from opolyx_contracts.chat import ChatMessage, sticker_for
-from opolyx_contracts.envelope import encode
-from opolyx_contracts.game import parse_command
-from opolyx_contracts.lobby import LobbyCommand, bot_persona
-from opolyx_contracts.subjects import CHAT_STREAM_SUBJECTS, GAME_FINISHED, LOBBY_CMD, table_command
-from opolyx_contracts.table import GameFinished, TableCommand
+from opolyx_contracts.lobby import bot_persona
+from opolyx_contracts.subjects import CHAT_STREAM_SUBJECTS, GAME_FINISHED
+from opolyx_contracts.table import GameFinished
 from opolyx_lobby.app import LobbyApp
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 
+from .lobby_steps import lobby_ok, resign
+
 HUMAN = "hana"
-
-
-async def lobby(nc: Client, **body: Any) -> dict[str, Any]:
-    msg = await nc.request(LOBBY_CMD, encode(LobbyCommand.model_validate(body)), timeout=10)
-    reply: dict[str, Any] = json.loads(msg.data)
-    assert reply.get("ok"), reply
-    return reply
 
 
 async def test_at_the_end_of_a_real_game_the_best_placed_bot_posts_its_goodbye_sticker(
@@ -69,25 +60,16 @@ async def test_at_the_end_of_a_real_game_the_best_placed_bot_posts_its_goodbye_s
     await nc.subscribe(GAME_FINISHED, cb=on_finished)
     await nc.flush()
 
-    created = await lobby(nc, type="create", player_id=HUMAN, name="Hana", mode="blitz", seats=4)
+    created = await lobby_ok(nc, type="create", player_id=HUMAN, name="Hana", mode="blitz", seats=4)
     room_id = created["room"]["room_id"]
     room: dict[str, Any] = created["room"]
     deadline = time.monotonic() + 10
     while len(room["members"]) < 4 and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
-        room = (await lobby(nc, type="get", player_id=HUMAN, room_id=room_id))["room"]
-    table_id = str((await lobby(nc, type="start", player_id=HUMAN, room_id=room_id))["table_id"])
+        room = (await lobby_ok(nc, type="get", player_id=HUMAN, room_id=room_id))["room"]
+    table_id = str((await lobby_ok(nc, type="start", player_id=HUMAN, room_id=room_id))["table_id"])
     # the human leaves at once (resigning carries no version): the bots play the game out
-    resign = TableCommand(
-        command_id=uuid.uuid4().hex,
-        player_id=HUMAN,
-        command=parse_command({"type": "resign"}),
-        expected_version=None,
-    )
-    answer = json.loads(
-        (await nc.request(table_command(table_id), encode(resign), timeout=10)).data
-    )
-    assert answer["ok"], answer
+    await resign(nc, table_id, HUMAN)
 
     def goodbye() -> list[ChatMessage]:
         if not ended:

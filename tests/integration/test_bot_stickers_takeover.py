@@ -26,7 +26,6 @@ import asyncio
 import json
 import signal
 import time
-import uuid
 from typing import Any
 
 from nats.aio.client import Client
@@ -39,22 +38,19 @@ from opolyx_contracts.chat import (
     ChatMessage,
     sticker_for,
 )
-from opolyx_contracts.envelope import ErrorReply, decode, encode, parse_json_object
-from opolyx_contracts.game import parse_command
-from opolyx_contracts.lobby import LobbyCommand, bot_persona
+from opolyx_contracts.envelope import ErrorReply, decode, parse_json_object
+from opolyx_contracts.lobby import bot_persona
 from opolyx_contracts.subjects import (
     CHAT_STREAM,
     CHAT_STREAM_SUBJECTS,
     GAME_FINISHED,
     GAMES_STREAM,
-    LOBBY_CMD,
     TABLE_LEASES_BUCKET,
     TABLES_BUCKET,
     chat_messages,
-    table_command,
     table_partition,
 )
-from opolyx_contracts.table import GameFinished, TableCommand
+from opolyx_contracts.table import GameFinished
 from opolyx_lobby.app import LobbyApp
 from opolyx_service.settings import HttpSettings
 from opolyx_testing import ServiceProcess, read_stored
@@ -62,15 +58,10 @@ from opolyx_testing.chaos import owner_of, start_service
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.pytest_plugin import ServiceProcesses
 
+from .lobby_steps import lobby_ok, resign
+
 HUMAN = "hana"
 INSTANCES = ("left", "right")
-
-
-async def lobby(nc: Client, **body: Any) -> dict[str, Any]:
-    msg = await nc.request(LOBBY_CMD, encode(LobbyCommand.model_validate(body)), timeout=10)
-    reply: dict[str, Any] = json.loads(msg.data)
-    assert reply.get("ok"), reply
-    return reply
 
 
 async def wait_for(condition: Any, timeout: float, what: str) -> None:
@@ -148,28 +139,19 @@ async def test_a_game_end_announced_again_after_a_takeover_gets_one_goodbye_stic
     await first.worker.start()
     second: Worker | None = None
     try:
-        created = await lobby(
+        created = await lobby_ok(
             nc, type="create", player_id=HUMAN, name="Hana", mode="blitz", seats=2
         )
         room_id = created["room"]["room_id"]
 
         async def filled() -> bool:
-            room = (await lobby(nc, type="get", player_id=HUMAN, room_id=room_id))["room"]
+            room = (await lobby_ok(nc, type="get", player_id=HUMAN, room_id=room_id))["room"]
             return len(room["members"]) == 2
 
         await wait_for(filled, 30, "the lobby to seat a bot")
-        starting = await lobby(nc, type="start", player_id=HUMAN, room_id=room_id)
+        starting = await lobby_ok(nc, type="start", player_id=HUMAN, room_id=room_id)
         table_id = str(starting["table_id"])
-        resign = TableCommand(
-            command_id=uuid.uuid4().hex,
-            player_id=HUMAN,
-            command=parse_command({"type": "resign"}),
-            expected_version=None,
-        )
-        answer = json.loads(
-            (await nc.request(table_command(table_id), encode(resign), timeout=10)).data
-        )
-        assert answer["ok"], answer
+        await resign(nc, table_id, HUMAN)
 
         def goodbyes() -> list[ChatMessage]:
             return [m for m in said if m.channel == f"t_{table_id}" and m.bot]

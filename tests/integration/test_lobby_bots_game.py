@@ -11,10 +11,8 @@ import uuid
 from typing import Any
 
 from nats.aio.client import Client
-from opolyx_contracts.envelope import encode
 from opolyx_contracts.game import parse_command
-from opolyx_contracts.lobby import LobbyCommand
-from opolyx_contracts.subjects import LOBBY_CMD, table_command, table_view
+from opolyx_contracts.subjects import table_command, table_view
 from opolyx_contracts.table import TableCommand
 from opolyx_lobby.app import LobbyApp
 from opolyx_rules import awaiting, command_to_json, state_from_json
@@ -23,14 +21,9 @@ from opolyx_rules.simulate import simple_policy
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 
+from .lobby_steps import lobby
+
 HUMAN = "hana"
-
-
-async def lobby(nc: Client, **body: Any) -> dict[str, Any]:
-    command = LobbyCommand.model_validate(body)
-    msg = await nc.request(LOBBY_CMD, encode(command), timeout=10)
-    reply: dict[str, Any] = json.loads(msg.data)
-    return reply
 
 
 async def view(nc: Client, table_id: str, seat: int) -> dict[str, Any]:

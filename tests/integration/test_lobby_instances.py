@@ -4,23 +4,14 @@ requests over both, and a crowd racing for the last seat of a room never over-fi
 from __future__ import annotations
 
 import asyncio
-import json
 import urllib.request
 from typing import Any
 
 from nats.aio.client import Client
-from opolyx_contracts.envelope import encode
-from opolyx_contracts.lobby import LobbyCommand
-from opolyx_contracts.subjects import LOBBY_CMD
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 
-
-async def lobby(nc: Client, **body: Any) -> dict[str, Any]:
-    command = LobbyCommand.model_validate(body)
-    msg = await nc.request(LOBBY_CMD, encode(command), timeout=10)
-    reply: dict[str, Any] = json.loads(msg.data)
-    return reply
+from .lobby_steps import lobby
 
 
 def handled_commands(port: int) -> float:
