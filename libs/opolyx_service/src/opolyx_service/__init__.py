@@ -8,6 +8,7 @@ from opolyx_service.broker import coded_error_replies, create_broker
 from opolyx_service.connection import (
     NatsAuthorizationFailed,
     connect_nats,
+    create_stream_if_missing,
     ensure_kv,
     ensure_stream,
     nats_connect_options,
@@ -63,6 +64,7 @@ __all__ = [
     "configure_tracing",
     "connect_nats",
     "create_broker",
+    "create_stream_if_missing",
     "ensure_kv",
     "ensure_stream",
     "error_body",

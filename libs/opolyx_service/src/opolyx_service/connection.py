@@ -14,6 +14,7 @@ runtime exits non-zero on it (`runtime.ServiceRuntime.run`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -198,6 +199,20 @@ async def ensure_stream(
         except BadRequestError:
             pass  # created by another instance in between: update below
     await js.update_stream(config)
+
+
+async def create_stream_if_missing(
+    js: JetStreamContext, name: str, subjects: list[str], *, replicas: int = 1
+) -> None:
+    """Create a stream another service owns when it is not there yet, never reconfiguring
+    one that is (its owner's `ensure_stream` settles the configuration): a consumer that
+    starts before the stream's owner still has a stream to bind to."""
+    try:
+        await js.stream_info(name)
+    except NotFoundError:
+        config = StreamConfig(name=name, subjects=subjects, num_replicas=replicas)
+        with contextlib.suppress(BadRequestError):  # created meanwhile by another process
+            await js.add_stream(config)
 
 
 async def ensure_kv(

@@ -16,13 +16,13 @@ import contextlib
 from faststream.nats.annotations import NatsMessage
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
-from nats.js.api import ConsumerConfig, StreamConfig
-from nats.js.errors import BadRequestError, NotFoundError
+from nats.js.api import ConsumerConfig
 from opolyx_contracts.envelope import decode, encode, error_reply
 from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, UNAVAILABLE, ContractError
 from opolyx_contracts.lobby import MAX_LOBBY_COMMAND_BYTES, LobbyCommand
 from opolyx_contracts.subjects import GAMES_STREAM, GAMES_STREAM_SUBJECTS, LOBBY_CMD
 from opolyx_service.broker import create_broker
+from opolyx_service.connection import create_stream_if_missing
 from opolyx_service.logs import get_logger
 from opolyx_service.runtime import ServiceRuntime, run_service
 from opolyx_service.tasks import cancel_and_wait
@@ -33,7 +33,7 @@ from opolyx_lobby.service import Lobby
 from opolyx_lobby.settings import LobbySettings
 from opolyx_lobby.store import LobbyStore
 
-__all__ = ["LobbyApp", "ensure_games_stream", "main", "serve"]
+__all__ = ["LobbyApp", "main", "serve"]
 
 log = get_logger("opolyx.lobby")
 
@@ -87,7 +87,8 @@ class LobbyApp:
         await store.index.start()
         self._store = store
         self.lobby = Lobby(nc, store, self.settings.lobby, registry=self.registry)
-        await ensure_games_stream(js, replicas=replicas)
+        # GAMES is the table's; the lobby may start first
+        await create_stream_if_missing(js, GAMES_STREAM, [GAMES_STREAM_SUBJECTS], replicas=replicas)
         self._games = games = await js.pull_subscribe(
             GAMES_STREAM_SUBJECTS,
             durable=self.settings.lobby.games_durable,
@@ -142,18 +143,6 @@ class LobbyApp:
                 except Exception:
                     log.exception("freeing_players_failed_will_retry", subject=msg.subject)
                     await msg.nak(delay=1.0)
-
-
-async def ensure_games_stream(js: JetStreamContext, *, replicas: int = 1) -> None:
-    """GAMES normally comes from the table service; create it (never reconfigure it) if missing."""
-    try:
-        await js.stream_info(GAMES_STREAM)
-    except NotFoundError:
-        config = StreamConfig(
-            name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS], num_replicas=replicas
-        )
-        with contextlib.suppress(BadRequestError):  # created meanwhile by another process
-            await js.add_stream(config)
 
 
 async def serve(runtime: ServiceRuntime) -> None:

@@ -18,8 +18,7 @@ from collections.abc import Callable
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js import JetStreamContext
-from nats.js.api import ConsumerConfig, StreamConfig
-from nats.js.errors import BadRequestError, NotFoundError
+from nats.js.api import ConsumerConfig
 from opolyx_contracts.envelope import decode
 from opolyx_contracts.errors import BAD_REQUEST, ContractError
 from opolyx_contracts.subjects import (
@@ -29,6 +28,7 @@ from opolyx_contracts.subjects import (
     GAMES_STREAM_SUBJECTS,
 )
 from opolyx_contracts.table import GameFinished, SeatOut
+from opolyx_service.connection import create_stream_if_missing
 from opolyx_service.logs import get_logger
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -38,24 +38,12 @@ from opolyx_progression.social import leave_game
 from opolyx_progression.stats import GameStats, game_stats
 from opolyx_progression.store import CreditStore
 
-__all__ = ["GamesConsumer", "ensure_games_stream"]
+__all__ = ["GamesConsumer"]
 
 log = get_logger("opolyx.progression.games")
 
 MAX_GAMES_MESSAGE_BYTES = 1024 * 1024
 """NATS's own payload limit; a GAMES body is bounded by the table's contract well below it."""
-
-
-async def ensure_games_stream(js: JetStreamContext, *, replicas: int = 1) -> None:
-    """GAMES normally comes from the table service; create it (never reconfigure it) if missing."""
-    try:
-        await js.stream_info(GAMES_STREAM)
-    except NotFoundError:
-        config = StreamConfig(
-            name=GAMES_STREAM, subjects=[GAMES_STREAM_SUBJECTS], num_replicas=replicas
-        )
-        with contextlib.suppress(BadRequestError):  # created meanwhile by another process
-            await js.add_stream(config)
 
 
 class GamesConsumer:
@@ -82,7 +70,10 @@ class GamesConsumer:
         """Games credited by this process (a redelivery does not count)."""
 
     async def subscribe(self) -> None:
-        await ensure_games_stream(self.js, replicas=self.replicas)
+        # GAMES is the table's; progression may start first
+        await create_stream_if_missing(
+            self.js, GAMES_STREAM, [GAMES_STREAM_SUBJECTS], replicas=self.replicas
+        )
         self._sub = await self.js.pull_subscribe(
             GAMES_STREAM_SUBJECTS,
             durable=self.settings.games_durable,
