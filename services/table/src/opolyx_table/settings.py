@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from opolyx_contracts.subjects import DEFAULT_TABLE_PARTITIONS
-from opolyx_service import JetStreamSettings, ServiceSettings
+from opolyx_service import ServiceSettings
 from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
@@ -72,26 +70,11 @@ class TableSettings(ServiceSettings):
     service_name: str = "table"
     table: TableConfig = Field(default_factory=TableConfig)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _replicas_from_the_shared_setting(cls, data: Any) -> Any:
+    @model_validator(mode="after")
+    def _replicas_from_the_shared_setting(self) -> TableSettings:
         """`table.replicas` unset: the shared `jetstream.replicas`, so the table's code keeps
         reading one field whichever name the deployment set."""
-        if not isinstance(data, dict) or "jetstream" not in data:
-            return data
-        shared = data["jetstream"]
-        replicas = (
-            shared.replicas if isinstance(shared, JetStreamSettings) else shared.get("replicas")
-        )
-        if replicas is None:
-            return data
-        table = data.get("table")
-        if table is None:
-            return {**data, "table": {"replicas": replicas}}
-        if isinstance(table, TableConfig):
-            if "replicas" in table.model_fields_set:
-                return data
-            return {**data, "table": table.model_copy(update={"replicas": int(replicas)})}
-        if isinstance(table, dict) and "replicas" not in table:
-            return {**data, "table": {**table, "replicas": replicas}}
-        return data
+        if "replicas" not in self.table.model_fields_set:
+            table = self.table.model_copy(update={"replicas": self.jetstream.replicas})
+            object.__setattr__(self, "table", table)  # frozen: this is its construction
+        return self
