@@ -72,7 +72,13 @@ from .engine import (
 from .errors import RulesError, StateVersionError
 from .events import TRANSFER_REASONS, Event, event_from_json, event_to_json
 from .evolve import evolve
-from .jsonio import public_from_stored, public_view, state_from_json, state_to_json
+from .jsonio import (
+    public_from_stored,
+    public_view,
+    squares_to_json,
+    state_from_json,
+    state_to_json,
+)
 from .legal import legal_commands
 from .modes import MODES, Feature, ModeConfig, get_mode
 from .policy import simple_policy
@@ -199,6 +205,7 @@ __all__ = [
     "seat_results",
     "seed_commitment",
     "simple_policy",
+    "squares_to_json",
     "state_from_json",
     "state_to_json",
     "unmortgage_cost",

@@ -196,8 +196,8 @@ def command_type(command: Command) -> str:
 
 
 def command_to_json(command: Command) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": command_type(command)}
-    for key, value in command._asdict().items():
+    out: dict[str, Any] = {"type": _TYPE_NAMES[type(command)]}
+    for key, value in zip(command._fields, command, strict=True):
         out[key] = list(value) if isinstance(value, tuple) else value
     return out
 

@@ -56,6 +56,32 @@ def _config_changes(config: ModeConfig) -> dict[str, Any]:
     return changes
 
 
+def _config_changes_of(config: ModeConfig) -> dict[str, Any]:
+    """`_config_changes` as a new dict; a standard game's configuration is its mode's own
+    object, so it is answered without hashing the configuration (a frozen dataclass of
+    ~40 fields: the hash was a fifth of `public_view`'s time)."""
+    if get_mode(config.name) is config:
+        return {}
+    return dict(_config_changes(config))
+
+
+def squares_to_json(props: tuple[PropState, ...]) -> list[dict[str, Any]]:
+    """The ``squares`` of both JSON forms: one entry per property, in board order."""
+    return [
+        {
+            "square": square,
+            "owner": owner,
+            "buildings": buildings,
+            "mortgaged": mortgaged,
+            "mortgaged_round": mortgaged_round,
+        }
+        for square, owner, buildings, mortgaged, mortgaged_round in props
+    ]
+
+
+_SEAT_KEYS = SeatState._fields
+
+
 def _config_from(mode: str, changes: dict[str, Any]) -> ModeConfig:
     base = get_mode(mode)
     if not changes:
@@ -129,12 +155,16 @@ def _pending_from_json(d: dict[str, Any] | None) -> Pending | None:
     return simple
 
 
-def state_to_json(state: State, *, secrets: bool = True) -> dict[str, Any]:
+def state_to_json(state: State, *, secrets: bool = True, squares: Any = None) -> dict[str, Any]:
+    """The state as JSON values. ``squares``: what to put under ``"squares"`` instead of
+    ``squares_to_json(state.props)``, for a caller that keeps that part already serialised
+    per ``props`` tuple (states are immutable and most commands leave ``props`` as it was;
+    building those dicts is most of this function's time)."""
     out: dict[str, Any] = {
         "schema_version": state.schema_version,
         "rules_version": state.rules_version,
         "mode": state.config.name,
-        "config": dict(_config_changes(state.config)),
+        "config": _config_changes_of(state.config),
         "seed_commitment": state.seed_commitment,
         "round": state.round,
         "first_seat": state.first_seat,
@@ -144,17 +174,8 @@ def state_to_json(state: State, *, secrets: bool = True) -> dict[str, Any]:
         "placement": list(state.placement),
         "finish_reason": state.finish_reason,
         "pending": _pending_to_json(state.pending),
-        "seats": [s._asdict() for s in state.seats],
-        "squares": [
-            {
-                "square": p.square,
-                "owner": p.owner,
-                "buildings": p.buildings,
-                "mortgaged": p.mortgaged,
-                "mortgaged_round": p.mortgaged_round,
-            }
-            for p in state.props
-        ],
+        "seats": [dict(zip(_SEAT_KEYS, s, strict=True)) for s in state.seats],
+        "squares": squares_to_json(state.props) if squares is None else squares,
         "boosts": [{str(sq): pct for sq, pct in b.items()} for b in state.boosts],
         "pot": state.pot,
         "offers": [
@@ -197,9 +218,10 @@ def state_to_json(state: State, *, secrets: bool = True) -> dict[str, Any]:
 SECRET_KEYS = ("rng", "script", "drawn_cards")
 
 
-def public_view(state: State) -> dict[str, Any]:
-    """What players may see: no RNG state, no scripted outcomes, no deck order."""
-    return state_to_json(state, secrets=False)
+def public_view(state: State, *, squares: Any = None) -> dict[str, Any]:
+    """What players may see: no RNG state, no scripted outcomes, no deck order
+    (``squares`` as for ``state_to_json``)."""
+    return state_to_json(state, secrets=False, squares=squares)
 
 
 def public_from_stored(stored: dict[str, Any]) -> dict[str, Any]:
