@@ -6,6 +6,7 @@ import json
 import time
 
 import opolyx_rules
+import orjson
 from opolyx_contracts import game
 from opolyx_contracts.table import (
     AutopilotChanged,
@@ -15,6 +16,7 @@ from opolyx_contracts.table import (
     TableEvents,
     TableUpdate,
 )
+from opolyx_rules.commands import PayBail, Roll
 from opolyx_rules.simulate import simple_policy
 from opolyx_table import core, messages
 from opolyx_table.table import Table
@@ -140,3 +142,39 @@ def test_an_update_carries_the_records_of_every_batch_it_covers_in_order() -> No
     assert (update.first_seq, update.last_seq) == (201, second.last_seq)
     assert update.events == [*first.message.events, *second.message.events]
     assert [r.seq for r in update.events] == list(range(201, second.last_seq + 1))
+
+
+def test_the_view_and_legal_json_kept_between_commands_are_what_the_rules_give() -> None:
+    """The squares' JSON is kept per `props` tuple and each legal command's by value: over a
+    whole game the bytes equal a fresh serialisation, after props changed and when not."""
+    table = midgame_table()
+    state = opolyx_rules.new_game("classic", 4, 29)
+    table.state = state
+    reused = refreshed = 0
+    for step in range(500):
+        if state.finished:
+            break
+        before = table.view_squares
+        body = messages.view_json(table)
+        assert body == orjson.dumps(opolyx_rules.public_view(state))
+        assert table.view_squares is not None and table.view_squares[0] is state.props
+        if before is not None and before is table.view_squares:
+            reused += 1
+        else:
+            refreshed += 1
+        for decision in core.decisions(state):
+            assert messages.legal_json(decision.legal) == orjson.dumps(
+                [opolyx_rules.command_to_json(c) for c in decision.legal]
+            )
+        seat = opolyx_rules.awaiting(state)[0]
+        state, _ = opolyx_rules.apply(state, simple_policy(state, seat), float(step + 1))
+        table.state = state
+    assert reused > 0 and refreshed > 1, (reused, refreshed)
+
+
+def test_commands_of_different_types_with_equal_fields_keep_their_own_json() -> None:
+    assert tuple(Roll(2)) == tuple(PayBail(2))
+    assert messages.legal_json([Roll(2)]) == b'[{"type":"roll","seat":2}]'
+    assert messages.legal_json([PayBail(2), Roll(2)]) == (
+        b'[{"type":"pay_bail","seat":2},{"type":"roll","seat":2}]'
+    )

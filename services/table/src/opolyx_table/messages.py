@@ -7,10 +7,13 @@ envelopes are the table's own typed values, set on the model directly (`built`).
 
 Serialised once: after a change, the public view (about 4 KB) is turned into JSON once and
 spliced into the `TableUpdate` and every bot `DecisionRequest` (`encode_with`): the rest of
-each message is its contract model. A rules batch's event records are serialised once too
-(`rules_batch`), from the rules' own JSON forms: the same bytes go into the stored events
-message and every `TableUpdate` that carries them, and the typed `TableEvents` is parsed
-from them only when something reads the events (an announcement). Receivers parse the
+each message is its contract model. Within the view, the squares (most of its size and of
+the time to build it) are serialised again only when `state.props` is a new tuple (about one
+command in ten), and each legal command's JSON is kept by value (`view_json`, `legal_json`).
+A rules batch's event records are serialised once too (`rules_batch`), from the rules' own
+JSON forms: the same bytes go into the stored events message and every `TableUpdate` that
+carries them, and the typed `TableEvents` is parsed from them only when something reads the
+events (an announcement). Receivers parse the
 whole message with the model; tests check the spliced bytes equal the model's own encoding.
 """
 
@@ -62,10 +65,12 @@ __all__ = [
     "decision_request",
     "encode",
     "events_message",
+    "legal_json",
     "public_view",
     "rules_batch",
     "seed_revealed",
     "table_update",
+    "view_json",
     "view_reply",
 ]
 
@@ -103,8 +108,49 @@ def encode_with(message: BaseModel, raw: dict[str, bytes]) -> bytes:
         if held
         else message.__pydantic_serializer__.to_json(message)
     )
-    tail = b"".join(b',"' + name.encode() + b'":' + value for name, value in raw.items())
-    return head[:-1] + tail + b"}" if head != b"{}" else b"{" + tail[1:] + b"}"
+    # One join of every part: each 4 KB view is copied once, into the message.
+    parts = [head[:-1]]
+    for name, value in raw.items():
+        parts += (_field_prefix(name), value)
+    parts.append(b"}")
+    body = b"".join(parts)
+    return body if head != b"{}" else b"{" + body[2:]
+
+
+@functools.cache
+def _field_prefix(name: str) -> bytes:
+    return b',"' + name.encode() + b'":'
+
+
+def view_json(table: Table) -> bytes:
+    """`orjson.dumps(opolyx_rules.public_view(table.state))`, with the squares part kept per
+    `props` tuple on the table (states are immutable: the same tuple, the same squares)."""
+    state = table.state
+    cached = table.view_squares
+    if cached is None or cached[0] is not state.props:
+        squares = orjson.Fragment(orjson.dumps(opolyx_rules.squares_to_json(state.props)))
+        cached = table.view_squares = (state.props, squares)
+    return orjson.dumps(opolyx_rules.public_view(state, squares=cached[1]))
+
+
+_COMMAND_JSON: dict[tuple[Any, ...], bytes] = {}
+_COMMAND_JSON_LIMIT = 8192
+"""Distinct legal commands kept (a few hundred in a game: bids and squares vary)."""
+
+
+def legal_json(legal: Sequence[opolyx_rules.Command]) -> bytes:
+    """The JSON array of `command_to_json` of each command, each command's JSON kept by
+    value (keyed by its type and fields: commands of different types can be equal tuples)."""
+    parts = []
+    for command in legal:
+        key = (type(command), *command)
+        part = _COMMAND_JSON.get(key)
+        if part is None:
+            if len(_COMMAND_JSON) >= _COMMAND_JSON_LIMIT:
+                _COMMAND_JSON.clear()
+            part = _COMMAND_JSON[key] = orjson.dumps(opolyx_rules.command_to_json(command))
+        parts.append(part)
+    return b"[" + b",".join(parts) + b"]"
 
 
 def public_view(state: State) -> PublicView:
@@ -232,12 +278,9 @@ class Change:
     """What watchers and bots are told after a job stored batches: computed once, shared."""
 
     def __init__(self, table: Table, decisions: list[Decision]) -> None:
-        self.view_json = orjson.dumps(opolyx_rules.public_view(table.state))
+        self.view_json = view_json(table)
         self.net_worth = list(opolyx_rules.net_worths(table.state))
-        self.legal_json = {
-            d.seat: orjson.dumps([opolyx_rules.command_to_json(c) for c in d.legal])
-            for d in decisions
-        }
+        self.legal_json = {d.seat: legal_json(d.legal) for d in decisions}
         self.pending_json = (
             b"["
             + b",".join(
