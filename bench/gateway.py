@@ -148,6 +148,9 @@ class Side:
     """CPU of the table process (the floor's echo responder is not counted: next to none)."""
     client_cpu: dict[str, list[float]] = field(default_factory=dict)
     """CPU of this process, the clients, over the same window."""
+    nats_pid: int | None = None
+    nats_cpu: dict[str, list[float]] = field(default_factory=dict)
+    """CPU of the side's nats-server over the same window."""
     memory_per_socket: list[float] = field(default_factory=list)
 
     @property
@@ -249,6 +252,7 @@ class Bench:
         load_before = os.getloadavg()[0]
         cpu_before = cpu_seconds(side.server.pid)
         table_before = cpu_seconds(side.table.pid) if side.table else 0.0
+        nats_before = cpu_seconds(side.nats_pid) if side.nats_pid else 0.0
         client_before = time.process_time()
         tasks = [asyncio.create_task(run(s, stop, figures)) for s in sockets]
         await asyncio.sleep(max(0.0, stop - time.perf_counter()))
@@ -257,6 +261,9 @@ class Bench:
         if side.table:
             table_cpu = cpu_seconds(side.table.pid) - table_before
             side.table_cpu.setdefault(phase, []).append(table_cpu)
+        if side.nats_pid:
+            nats_cpu = cpu_seconds(side.nats_pid) - nats_before
+            side.nats_cpu.setdefault(phase, []).append(nats_cpu)
         self.loads += [load_before, os.getloadavg()[0]]
         await asyncio.gather(*tasks)
         await gather_limited([partial(close, s) for s in sockets], 200)
@@ -340,7 +347,8 @@ class Bench:
         from opolyx_testing import start_nats_server
 
         with contextlib.ExitStack() as stack:
-            urls = [stack.enter_context(start_nats_server(self.logs / n)).url for n in "abcd"]
+            servers = [stack.enter_context(start_nats_server(self.logs / n)) for n in "abcd"]
+            urls = [server.url for server in servers]
             try:
                 sides = [
                     await self.floor(urls[0]),
@@ -351,6 +359,8 @@ class Bench:
                     sides.append(
                         await self.opolyx(STUBBED, urls[3], current_env(), table_stub=True)
                     )
+                for side, server in zip(sides, servers, strict=False):
+                    side.nats_pid = server.pid
                 phases: list[Callable[[Side, int], Awaitable[None]]]
                 phases = [self.paced, self.saturation]
                 phases += [self.capacity(n) for n in self.args.idle_sizes]
@@ -476,15 +486,30 @@ def report(bench: Bench, sides: list[Side]) -> None:
     cpu = {side.name: per_command(side, side.cpu) for side in sides}
     print(
         "\nCPU per command at saturation, ms (timed window only): the server process (the "
-        "gateway, or the floor's server), and beside it the table process and the clients"
+        "gateway, or the floor's server), and beside it the table process, the clients and "
+        "the side's nats-server (the floor's echo responder is not counted: next to none)"
     )
-    print(f"{'side':<22} {'server':>8} {'table':>8} {'clients':>8}")
+    print(f"{'side':<22} {'server':>8} {'table':>8} {'clients':>8} {'nats':>8} {'all':>8}")
+    whole: dict[str, float] = {}
     for side in sides:
-        table = f"{per_command(side, side.table_cpu):>8.3f}" if side.table else f"{'-':>8}"
+        table = per_command(side, side.table_cpu) if side.table else 0.0
+        clients, nats_ms = per_command(side, side.client_cpu), per_command(side, side.nats_cpu)
+        whole[side.name] = cpu[side.name] + table + clients + nats_ms
+        shown = f"{table:>8.3f}" if side.table else f"{'-':>8}"
         print(
-            f"{side.name:<22} {cpu[side.name]:>8.3f} {table} "
-            f"{per_command(side, side.client_cpu):>8.3f}"
+            f"{side.name:<22} {cpu[side.name]:>8.3f} {shown} {clients:>8.3f} {nats_ms:>8.3f} "
+            f"{whole[side.name]:>8.3f}"
         )
+    # Every process of a side shares the same cores, so the CPU all of them spend per
+    # command caps the saturation rate: the ratio of those sums is the most the
+    # saturation ratio can reach, however the work is spread over the cores.
+    cores = os.cpu_count() or 1
+    print(
+        f"at these costs {cores} cores serve at most {1000 * cores / whole[floor.name]:,.0f} "
+        f"cmd/s on the floor and {1000 * cores / whole[current.name]:,.0f} on current: "
+        f"a saturation ratio of at most {ratio(whole[floor.name], whole[current.name])} "
+        f"(target {TARGET_SATURATION_RATIO}x)"
+    )
     cpu_cur, cpu_base, cpu_flo = cpu[current.name], cpu[baseline.name], cpu[floor.name]
     print(
         f"ratio current / baseline {ratio(cpu_cur, cpu_base)}, "

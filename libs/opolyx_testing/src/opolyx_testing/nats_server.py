@@ -78,6 +78,11 @@ class NatsServer:
         """The admin's URL: every subject allowed (test set-up and inspection)."""
         return self.url_for(ADMIN_ROLE)
 
+    @property
+    def pid(self) -> int | None:
+        """The local server's process id (None in a container): for a benchmark's CPU count."""
+        return None if self._process is None else self._process.pid
+
     def url_for(self, role: str) -> str:
         """The URL with the credentials of `role` ("table", "gateway", "lobby", "bots", ...)."""
         if self.auth is None:
