@@ -105,8 +105,17 @@ class ServiceMetrics:
         self.handle_seconds = histogram(
             registry, "opolyx_handle_seconds", "Time to handle one message", ("subject",)
         )
+        self._handled_children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
 
     def handled(self, subject: str, outcome: str, seconds: float) -> None:
-        """Count one message handled on a plain nats-py subscription (subject: its pattern)."""
-        self.handled_total.labels(subject, outcome).inc()
-        self.handle_seconds.labels(subject).observe(seconds)
+        """Count one message handled on a plain nats-py subscription (subject: its pattern).
+        The labelled children are looked up once per (subject, outcome): `labels()` takes a
+        lock and checks its values each time (two calls per table command)."""
+        children = self._handled_children.get((subject, outcome))
+        if children is None:
+            children = self._handled_children[subject, outcome] = (
+                self.handled_total.labels(subject, outcome),
+                self.handle_seconds.labels(subject),
+            )
+        children[0].inc()
+        children[1].observe(seconds)
