@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 
+import opolyx_rules
+from opolyx_contracts.table import SeatSpec
+from opolyx_table.jobs import Deadline
 from opolyx_table.scheduler import Scheduler
+from opolyx_table.table import Table
 
 
 async def test_due_entries_fire_in_time_order() -> None:
@@ -36,3 +40,22 @@ async def test_stop_right_after_a_new_deadline_woke_the_loop_still_stops() -> No
         stopping = asyncio.ensure_future(scheduler.stop())
         done, _ = await asyncio.wait({stopping}, timeout=5)
         assert stopping in done, "the scheduler did not stop"
+
+
+def test_a_deadline_entry_is_dropped_once_the_table_armed_another() -> None:
+    """Nearly every command moves the turn's deadline: the entries left behind are dropped
+    when due, the one armed now and a retry (no time) are worked, and a table waiting to
+    reload lets every entry in (what was armed belonged to the state it drops)."""
+    table = Table(
+        table_id="t-dl", partition=0, key="0.t-dl", room_id=None, mode="classic",
+        rules_version=opolyx_rules.RULES_VERSION,
+        seats=[SeatSpec(player_id=f"p{i}", bot=True) for i in range(2)],
+        seed=1, seed_commitment=opolyx_rules.seed_commitment(1), started_at=0.0,
+        state=opolyx_rules.new_game("classic", 2, 1),
+    )  # fmt: skip
+    table.armed_deadline = 130.0
+    assert Deadline(120.0).superseded(table)
+    assert not Deadline(130.0).superseded(table)
+    assert not Deadline().superseded(table)
+    table.needs_reload = True
+    assert not Deadline(120.0).superseded(table)

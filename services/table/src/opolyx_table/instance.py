@@ -22,7 +22,7 @@ from prometheus_client import CollectorRegistry
 from opolyx_table.announce import Announcer
 from opolyx_table.creation import Creation
 from opolyx_table.handlers import Handlers
-from opolyx_table.jobs import BotReask, Jobs, Resume
+from opolyx_table.jobs import BotReask, Deadline, Jobs, Resume
 from opolyx_table.leases import LeaseKeeper
 from opolyx_table.outbox import Outbox
 from opolyx_table.partitions import TABLE_QUEUE, Partitions
@@ -125,4 +125,6 @@ class TableInstance:
             return
         if isinstance(job, BotReask) and job.version != table.version:
             return  # answered long ago (the usual case): not worth a job
+        if isinstance(job, Deadline) and job.superseded(table):
+            return
         self.jobs.enqueue(table, job)  # type: ignore[arg-type]

@@ -87,7 +87,14 @@ class GraceOver:
 
 @dataclass(frozen=True, slots=True)
 class Deadline:
-    pass
+    at: float | None = None
+    """The game time armed (`Jobs.arm`); None: look whatever is armed (a retry)."""
+
+    def superseded(self, table: Table) -> bool:
+        """The table armed another deadline since (the usual case: nearly every command
+        moves the turn's deadline, so each left an entry due a turn's length later):
+        dropped before it costs a job. A table waiting to reload lets every entry in."""
+        return self.at is not None and self.at != table.armed_deadline and not table.needs_reload
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +143,7 @@ class Jobs:
         self.announcer = announcer
         self.scheduler = scheduler
         self.config = config
-        self._reload = reload
+        self._reload_table = reload
         self._drop = drop
         self.in_flight = 0
         """Commands received and not answered yet (bounded by `config.max_in_flight`)."""
@@ -154,6 +161,13 @@ class Jobs:
         self.think_delays: list[tuple[str, int, float]] = []
         """(table id, seat, seconds) of the last paced asks (newest last, a few kept): what
         the pace chose, for tests and the log."""
+
+    async def _reload(self, table: Table) -> None:
+        """The stored state replaces the table's; its next deadline is armed afresh (the
+        one armed before belonged to the state that was dropped)."""
+        await self._reload_table(table)
+        table.armed_deadline = None
+        self.arm(table)
 
     def command_outcome(self, label: str) -> Any:
         """The outcome's counter (looked up once: `labels()` per command cost 2% of CPU)."""
@@ -324,7 +338,7 @@ class Jobs:
         deadline = opolyx_rules.next_deadline(table.state)
         if deadline is not None and deadline != table.armed_deadline:
             table.armed_deadline = deadline
-            self.scheduler.at(table.wall_time(deadline), table.table_id, Deadline())
+            self.scheduler.at(table.wall_time(deadline), table.table_id, Deadline(deadline))
 
     def _arm_idle(self, table: Table) -> None:
         if not table.idle_armed:
