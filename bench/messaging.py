@@ -9,6 +9,11 @@ tracing, Prometheus middlewares), body validated from the annotation, reply a mo
 interleave A B A B; each prints the median round trip per side, then the ratio B/A and the
 machine load.
 
+Then the requester's side, on the plain responder: nats-py's `Client.request` against the
+skeleton's `opolyx_service.requests.Requests` (one inbox, no timer per request), rounds
+interleaved; the CPU time of this process per round trip (both ends of it: the responder's
+share is the same on both sides, so the difference is the requester's) and the p50.
+
     python bench/messaging.py [--rounds 6] [--requests 1500]
 """
 
@@ -28,6 +33,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.envelope import Message, OkReply
 from opolyx_service.broker import create_broker, start_broker
+from opolyx_service.requests import Requests
 from opolyx_service.settings import NatsSettings, ServiceSettings
 from opolyx_testing import start_nats_server
 from prometheus_client import CollectorRegistry
@@ -81,6 +87,42 @@ async def round_trip_us(nc: Client, subject: str, requests: int) -> float:
     return statistics.median(samples) * 1e6
 
 
+async def requester_costs(requester: Client | Requests, requests: int) -> tuple[float, float]:
+    """(CPU us per round trip of this process, p50 us) for `requests` requests in a row."""
+    samples = []
+    cpu = time.process_time()
+    for _ in range(requests):
+        started = time.perf_counter()
+        await requester.request(PLAIN, BODY, timeout=5)
+        samples.append(time.perf_counter() - started)
+    cpu = time.process_time() - cpu
+    return cpu / requests * 1e6, statistics.median(samples) * 1e6
+
+
+async def compare_requesters(client: Client, rounds: int, requests: int) -> None:
+    muxed = Requests(client)
+    await requester_costs(client, 200)  # warm both paths up
+    await requester_costs(muxed, 200)
+    costs: dict[str, list[tuple[float, float]]] = {"Client.request": [], "Requests": []}
+    for index in range(rounds):
+        for name, requester in (("Client.request", client), ("Requests", muxed)):
+            costs[name].append(await requester_costs(requester, requests))
+        print(
+            f"round {index + 1}: "
+            + ", ".join(
+                f"{n} {c[-1][0]:.0f} us CPU, p50 {c[-1][1]:.0f} us" for n, c in costs.items()
+            )
+        )
+    cpu = {n: statistics.median(c[0] for c in v) for n, v in costs.items()}
+    p50 = {n: statistics.median(c[1] for c in v) for n, v in costs.items()}
+    print(
+        f"requester CPU per round trip (this process, both ends): Client.request "
+        f"{cpu['Client.request']:.0f} us, Requests {cpu['Requests']:.0f} us; ratio "
+        f"{cpu['Requests'] / cpu['Client.request']:.2f}x; p50 {p50['Client.request']:.0f} vs "
+        f"{p50['Requests']:.0f} us  (load average {os.getloadavg()})"
+    )
+
+
 async def main(rounds: int, requests: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, start_nats_server(Path(tmp)) as server:
         responder = await nats.connect(server.url)
@@ -97,6 +139,7 @@ async def main(rounds: int, requests: int) -> None:
                 plain.append(await round_trip_us(client, PLAIN, requests))
                 typed.append(await round_trip_us(client, TYPED, requests))
                 print(f"round {index + 1}: plain {plain[-1]:.0f} us, faststream {typed[-1]:.0f} us")
+            await compare_requesters(client, rounds, requests)
         finally:
             await client.drain()
             await broker.stop()

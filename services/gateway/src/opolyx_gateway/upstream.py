@@ -67,6 +67,7 @@ from opolyx_contracts.table import (
     TradePreviewRequest,
     ViewRequest,
 )
+from opolyx_service.requests import Requests
 from opolyx_service.telemetry import inject_headers
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
@@ -176,6 +177,9 @@ class Upstream:
         recent_commands: int = 10_000,
     ) -> None:
         self.nc = nc
+        self.requests = Requests(nc)
+        """Every request of this module: one reply inbox, no timer per request (saves
+        about 60 us of CPU per round trip against `nc.request`, see its module)."""
         self.timeout = timeout
         self.tracing = tracing
         self._on_retry = on_retry
@@ -203,7 +207,7 @@ class Upstream:
         self, subject: str, body: bytes, what: str, timeout: float, headers: dict[str, str] | None
     ) -> bytes:
         try:
-            msg = await self.nc.request(subject, body, timeout=timeout, headers=headers)
+            msg = await self.requests.request(subject, body, timeout=timeout, headers=headers)
         except nats.errors.NoRespondersError:
             raise GatewayError(UNAVAILABLE, f"the {what} is not running; try again soon") from None
         except nats.errors.TimeoutError:
