@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 __all__ = [
     "ECHO_SUBJECT",
     "Figures",
@@ -116,8 +118,10 @@ class Player:
         self.changed.set()
 
     async def reader(self, ws: Any) -> None:
+        # orjson: these clients are the measuring apparatus and share the cores with what
+        # they measure; the standard library's parser took 34 us per 3.5 KB update, orjson 12.
         async for text in ws:
-            message = json.loads(text)
+            message = orjson.loads(text)
             kind = message["type"]
             if kind == "reply":
                 future = self.replies.pop(message["id"], None)
