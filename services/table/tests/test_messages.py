@@ -145,31 +145,44 @@ def test_an_update_carries_the_records_of_every_batch_it_covers_in_order() -> No
 
 
 def test_the_view_and_legal_json_kept_between_commands_are_what_the_rules_give() -> None:
-    """The squares' JSON is kept per `props` tuple and each legal command's by value: over a
-    whole game the bytes equal a fresh serialisation, after props changed and when not."""
-    table = midgame_table()
+    """The squares' JSON is kept by the `props` value and each legal command's by value:
+    over a whole game the bytes equal a fresh serialisation, after props changed and when
+    not, and games whose properties are alike share one entry."""
     state = opolyx_rules.new_game("classic", 4, 29)
-    table.state = state
-    reused = refreshed = 0
+    assert messages.view_json(state) == orjson.dumps(opolyx_rules.public_view(state))
+    kept = len(messages._SQUARES_JSON)
+    other = opolyx_rules.new_game("classic", 3, 30)
+    assert other.props is not state.props and other.props == state.props
+    assert messages.view_json(other) == orjson.dumps(opolyx_rules.public_view(other))
+    assert len(messages._SQUARES_JSON) == kept, "a new game's squares are shared"
+    changed = 0
     for step in range(500):
         if state.finished:
             break
-        before = table.view_squares
-        body = messages.view_json(table)
-        assert body == orjson.dumps(opolyx_rules.public_view(state))
-        assert table.view_squares is not None and table.view_squares[0] is state.props
-        if before is not None and before is table.view_squares:
-            reused += 1
-        else:
-            refreshed += 1
+        assert messages.view_json(state) == orjson.dumps(opolyx_rules.public_view(state))
         for decision in core.decisions(state):
             assert messages.legal_json(decision.legal) == orjson.dumps(
                 [opolyx_rules.command_to_json(c) for c in decision.legal]
             )
         seat = opolyx_rules.awaiting(state)[0]
+        before = state.props
         state, _ = opolyx_rules.apply(state, simple_policy(state, seat), float(step + 1))
-        table.state = state
-    assert reused > 0 and refreshed > 1, (reused, refreshed)
+        changed += state.props != before
+    assert changed > 1, "the game never changed its properties"
+
+
+def test_the_squares_kept_are_bounded_oldest_first() -> None:
+    first = opolyx_rules.new_game("classic", 2, 1)
+    messages.view_json(first)
+    state = first
+    for step in range(messages._SQUARES_JSON_LIMIT + 5):
+        props = list(state.props)
+        props[0] = props[0]._replace(mortgaged_round=step + 1)
+        state = opolyx_rules.with_fields(state, props=tuple(props))
+        assert messages.view_json(state) == orjson.dumps(opolyx_rules.public_view(state))
+    assert len(messages._SQUARES_JSON) == messages._SQUARES_JSON_LIMIT
+    assert first.props not in messages._SQUARES_JSON
+    assert messages.view_json(first) == orjson.dumps(opolyx_rules.public_view(first))
 
 
 def test_commands_of_different_types_with_equal_fields_keep_their_own_json() -> None:

@@ -8,8 +8,9 @@ envelopes are the table's own typed values, set on the model directly (`built`).
 Serialised once: after a change, the public view (about 4 KB) is turned into JSON once and
 spliced into the `TableUpdate` and every bot `DecisionRequest` (`encode_with`): the rest of
 each message is its contract model. Within the view, the squares (most of its size and of
-the time to build it) are serialised again only when `state.props` is a new tuple (about one
-command in ten), and each legal command's JSON is kept by value (`view_json`, `legal_json`).
+the time to build it) are serialised again only for properties not seen lately (about one
+command in ten changes them), and each legal command's JSON is kept by value (`view_json`,
+`legal_json`).
 A rules batch's event records are serialised once too (`rules_batch`), from the rules' own
 JSON forms: the same bytes go into the stored events message and every `TableUpdate` that
 carries them, and the typed `TableEvents` is parsed from them only when something reads the
@@ -48,7 +49,7 @@ from opolyx_contracts.table import (
     TableUpdate,
     TableView,
 )
-from opolyx_rules import State
+from opolyx_rules import PropState, State
 from pydantic import BaseModel, TypeAdapter
 
 from opolyx_table.core import Decision, PlannedBatch, decisions
@@ -122,15 +123,25 @@ def _field_prefix(name: str) -> bytes:
     return b',"' + name.encode() + b'":'
 
 
-def view_json(table: Table) -> bytes:
-    """`orjson.dumps(opolyx_rules.public_view(table.state))`, with the squares part kept per
-    `props` tuple on the table (states are immutable: the same tuple, the same squares)."""
-    state = table.state
-    cached = table.view_squares
-    if cached is None or cached[0] is not state.props:
-        squares = orjson.Fragment(orjson.dumps(opolyx_rules.squares_to_json(state.props)))
-        cached = table.view_squares = (state.props, squares)
-    return orjson.dumps(opolyx_rules.public_view(state, squares=cached[1]))
+_SQUARES_JSON: dict[tuple[PropState, ...], orjson.Fragment] = {}
+_SQUARES_JSON_LIMIT = 1024
+"""Squares parts kept, oldest dropped first (~2.2 KB each: a few MB at most, shared by every
+table whose properties are alike, e.g. all the new games; held per table, they cost each
+idle table as much)."""
+
+
+def view_json(state: State) -> bytes:
+    """`orjson.dumps(opolyx_rules.public_view(state))`, with the squares part kept by the
+    `props` tuple's value (states are immutable; one hash of the tuple, ~1.6 us, against
+    ~20 us to build and serialise it again)."""
+    props = state.props
+    squares = _SQUARES_JSON.get(props)
+    if squares is None:
+        if len(_SQUARES_JSON) >= _SQUARES_JSON_LIMIT:
+            del _SQUARES_JSON[next(iter(_SQUARES_JSON))]
+        squares = orjson.Fragment(orjson.dumps(opolyx_rules.squares_to_json(props)))
+        _SQUARES_JSON[props] = squares
+    return orjson.dumps(opolyx_rules.public_view(state, squares=squares))
 
 
 _COMMAND_JSON: dict[tuple[Any, ...], bytes] = {}
@@ -278,7 +289,7 @@ class Change:
     """What watchers and bots are told after a job stored batches: computed once, shared."""
 
     def __init__(self, table: Table, decisions: list[Decision]) -> None:
-        self.view_json = view_json(table)
+        self.view_json = view_json(table.state)
         self.net_worth = list(opolyx_rules.net_worths(table.state))
         self.legal_json = {d.seat: legal_json(d.legal) for d in decisions}
         self.pending_json = (

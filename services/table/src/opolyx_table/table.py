@@ -81,8 +81,6 @@ class Table:
     """seat -> wall-clock time its player's last socket went (memory only: unknown is here)."""
     connected: dict[int, dict[str, float]] = field(default_factory=dict)
     """seat -> the gateways that report its player connected -> when they last said so."""
-    view_squares: tuple[Any, Any] | None = None
-    """(`state.props`, its squares' JSON) of the last view made (`messages.view_json`)."""
 
     @property
     def version(self) -> int:
