@@ -19,6 +19,7 @@ from opolyx_rules import (
     state_from_json,
     state_to_json,
 )
+from opolyx_rules.events import EVENT_TYPES, event_from_json, event_to_json
 from opolyx_rules.state import State
 
 
@@ -78,3 +79,40 @@ def test_a_changed_configuration_is_written_whether_or_not_it_is_a_modes_own_obj
     # The answer is a new dict each time: changing one never changes the next.
     state_to_json(custom)["config"]["starting_cash"] = 1
     assert state_to_json(custom)["config"] == {"starting_cash": 4000}
+
+
+def _plain_reference(value: object) -> object:
+    if isinstance(value, tuple):
+        return [_plain_reference(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_every_event_is_written_as_its_type_and_fields(mode: str) -> None:
+    """The generated writers give what a loop over the fields gives, key order too."""
+    state = new_game(mode, 4, 13)
+    kinds: set[str] = set()
+    for step in range(600):
+        if state.finished:
+            break
+        seat = awaiting(state)[0]
+        state, events = apply(state, simple_policy(state, seat), float(step + 1))
+        for event in events:
+            written = event_to_json(event)
+            expected = {"type": EVENT_TYPES_BY_CLASS[type(event)]} | {
+                key: _plain_reference(value)
+                for key, value in zip(event._fields, event, strict=True)
+            }
+            assert written == expected and list(written) == list(expected)
+            assert event_from_json(written) == event
+            kinds.add(written["type"])
+    assert len(kinds) >= 8, sorted(kinds)
+
+
+def test_an_event_with_nested_tuples_is_written_with_lists() -> None:
+    for cls in EVENT_TYPES.values():
+        written = event_to_json(cls(*(((1, (2, 3)),) for _ in cls._fields)))
+        assert all(written[f] == [[1, [2, 3]]] for f in cls._fields)
+
+
+EVENT_TYPES_BY_CLASS = {cls: name for name, cls in EVENT_TYPES.items()}

@@ -7,6 +7,7 @@ from the event log alone (bank and pot are the only sources and sinks).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .commands import Terms
@@ -427,13 +428,27 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _generated_to_json(cls: type[Any], name: str) -> Callable[[Any], dict[str, Any]]:
+    # One dict display per event class, its fields unpacked and written out: twice as
+    # fast as a loop over ``_fields`` (the table serialises every event it stores).
+    values = [f"v{i}" for i in range(len(cls._fields))]
+    entries = "".join(
+        f", {field!r}: ({v} if not isinstance({v}, tuple) else _plain({v}))"
+        for field, v in zip(cls._fields, values, strict=True)
+    )
+    unpack = f"    ({', '.join(values)},) = e\n" if values else ""
+    namespace: dict[str, Any] = {"_plain": _plain}
+    exec(f"def to_json(e):\n{unpack}    return {{'type': {name!r}{entries}}}\n", namespace)
+    to_json: Callable[[Any], dict[str, Any]] = namespace["to_json"]
+    return to_json
+
+
+_TO_JSON = {cls: _generated_to_json(cls, name) for name, cls in EVENT_TYPES.items()}
+
+
 def event_to_json(event: Event) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": _TYPE_NAMES[type(event)]}
-    for key, value in zip(event._fields, event, strict=True):
-        # Most fields are plain: the call is made only for a tuple (a call per field was
-        # a third of this function's time).
-        out[key] = _plain(value) if isinstance(value, tuple) else value
-    return out
+    """``{"type": <its name>, <each field>: <its value, tuples as lists>}``."""
+    return _TO_JSON[type(event)](event)
 
 
 def _tuple(value: Any) -> Any:
