@@ -60,10 +60,19 @@ def humans(n: int) -> list[SeatSpec]:
 
 
 async def owner_of(nc: Client, table_id: str) -> str:
+    """The instance holding the partition of `table_id`. While two instances share the
+    partitions out, a lease can be between them (released, not yet claimed): asked again
+    until it has an owner."""
     kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
-    entry = await kv.get(f"p.{table_partition(table_id)}")
-    assert entry.value is not None
-    return entry.value.decode()
+    for _ in range(200):
+        try:
+            entry = await kv.get(f"p.{table_partition(table_id)}")
+        except KeyNotFoundError:  # deleted: handed back, the other instance claims it next
+            await asyncio.sleep(0.05)
+            continue
+        assert entry.value is not None
+        return entry.value.decode()
+    raise AssertionError(f"the partition of {table_id} has had no owner for 10 s")
 
 
 async def leases_held_by(nc: Client, instance: str) -> list[str]:

@@ -1,5 +1,8 @@
 """Request-reply on a hot path: one reply inbox per connection, a future per request.
 
+Used for the gateway's requests to the other services and for the table's JetStream
+writes (a publish whose ack is the reply).
+
 nats-py's `Client.request` makes a NUID and two random bytes (a `getrandom` syscall) per
 request, adds a done-callback, and waits with `asyncio.wait_for`, which arms and cancels a
 timer each time. Measured here (`bench/messaging.py`, its requester rows: the CPU time of

@@ -18,11 +18,10 @@ contract's models: one that does not parse raises `Unreadable`.
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 from collections.abc import AsyncIterator
 from typing import Any
 
+import nats.errors
 import orjson
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -42,13 +41,13 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_contracts.table import TableEvents, event_message_id
 from opolyx_service import ensure_kv, ensure_stream, inject_headers
+from opolyx_service.requests import Requests
 from pydantic import ValidationError
 
 __all__ = ["Fenced", "Storage", "StoreUnavailable", "Unreadable", "snapshot_key"]
 
 WRONG_LAST_SEQUENCE = 10071
 WRONG_LAST_SEQUENCE_CONSTANT = 10164
-NO_RESPONDERS = "503"
 
 
 class Fenced(Exception):
@@ -78,20 +77,8 @@ def _dumps(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
-class _Ack(asyncio.Future[Msg]):
-    """The reply to one JetStream publish, found by its inbox token."""
-
-    def __init__(self, token: str, deadline: float) -> None:
-        super().__init__()
-        self.token = token
-        self.deadline = deadline
-        """Loop time after which the write counts as unconfirmed."""
-
-
 def _pub_ack(msg: Msg) -> dict[str, Any] | tuple[int, str]:
     """A JetStream publish reply: the ack (`seq`, `duplicate`) or (error code, text)."""
-    if msg.headers and msg.headers.get("Status") == NO_RESPONDERS:
-        return 0, "no stream answered"
     try:
         reply = orjson.loads(msg.data)
     except orjson.JSONDecodeError:
@@ -129,10 +116,10 @@ class Storage:
         self.leases = leases
         self.timeout = timeout
         """Seconds to wait for JetStream to confirm a write."""
-        self._ack_prefix: str | None = None
-        self._acks: dict[str, _Ack] = {}
-        self._ack_tokens = itertools.count(1)
-        self._sweep: asyncio.TimerHandle | None = None
+        self._acks = Requests(nc, granularity=min(0.25, timeout / 4))
+        """Every write's ack, awaited on one inbox of this connection: no task and no timer
+        per write (an `asyncio.timeout` per write cost 2.2% of the service's CPU at 200
+        busy tables)."""
 
     @classmethod
     async def open(
@@ -202,52 +189,14 @@ class Storage:
         self, subject: str, payload: bytes, headers: dict[str, str], what: str
     ) -> dict[str, Any] | tuple[int, str]:
         """Publish to a stream and wait for its reply (`_pub_ack`); `StoreUnavailable`
-        when none comes in time. The ack is awaited directly on an inbox of this
-        connection: no task and no timer per write (one sweep fails the writes not
-        confirmed in time; an `asyncio.timeout` per write cost 2.2% of the service's CPU
-        at 200 busy tables)."""
-        if self._ack_prefix is None:
-            # `subscribe` queues the SUB before it first yields: no publish can overtake it.
-            self._ack_prefix = self.nc.new_inbox() + "."
-            await self.nc.subscribe(self._ack_prefix + "*", cb=self._on_ack)
-        loop = asyncio.get_running_loop()
-        ack = _Ack(str(next(self._ack_tokens)), loop.time() + self.timeout)
-        self._acks[ack.token] = ack
-        if self._sweep is None:
-            self._sweep = loop.call_later(self._sweep_period(), self._fail_late_acks)
+        when none comes in time."""
         try:
-            await self.nc.publish(
-                subject, payload, reply=self._ack_prefix + ack.token, headers=headers
-            )
-            await ack
-        except TimeoutError:
+            msg = await self._acks.request(subject, payload, timeout=self.timeout, headers=headers)
+        except nats.errors.TimeoutError:
             raise StoreUnavailable(f"no ack for {what}") from None
-        finally:
-            self._acks.pop(ack.token, None)
-        return _pub_ack(ack.result())
-
-    def _sweep_period(self) -> float:
-        return min(0.25, self.timeout / 4)
-
-    def _fail_late_acks(self) -> None:
-        """Fail every write not confirmed by its deadline; runs while writes are waiting."""
-        now = asyncio.get_running_loop().time()
-        for token, ack in list(self._acks.items()):
-            if ack.deadline <= now:
-                del self._acks[token]
-                if not ack.done():
-                    ack.set_exception(TimeoutError())
-        self._sweep = (
-            asyncio.get_running_loop().call_later(self._sweep_period(), self._fail_late_acks)
-            if self._acks
-            else None
-        )
-
-    async def _on_ack(self, msg: Msg) -> None:
-        assert self._ack_prefix is not None
-        ack = self._acks.pop(msg.subject[len(self._ack_prefix) :], None)
-        if ack is not None and not ack.done():
-            ack.set_result(msg)
+        except nats.errors.NoRespondersError:
+            return 0, "no stream answered"
+        return _pub_ack(msg)
 
     async def last_events(self, table_id: str) -> tuple[int, TableEvents] | None:
         """The table's last stored events message and its stream sequence."""
