@@ -434,9 +434,11 @@ def report(bench: Bench, sides: list[Side]) -> None:
         stats = {s.name: s.results[phase].summary(seconds) for s in measured}
         for side in measured:
             fig = stats[side.name]
+            codes = ", ".join(f"{c} {n}" for c, n in side.results[phase].codes.most_common(3))
             print(
                 f"{side.name:<22} {fig['per_second']:>8.0f} {fig['p50_ms']:>8.2f} "
                 f"{fig['p99_ms']:>8.2f} {side.results[phase].errors:>7}"
+                + (f"  ({codes})" if codes else "")
             )
         cur, base, flo = stats[current.name], stats[baseline.name], stats[floor.name]
         for label, ref in (("baseline", base), ("floor", flo)):
@@ -501,14 +503,16 @@ def report(bench: Bench, sides: list[Side]) -> None:
             f"{whole[side.name]:>8.3f}"
         )
     # Every process of a side shares the same cores, so the CPU all of them spend per
-    # command caps the saturation rate: the ratio of those sums is the most the
-    # saturation ratio can reach, however the work is spread over the cores.
+    # command caps the side's saturation rate, however the work is spread over the cores.
     cores = os.cpu_count() or 1
+    floor_rate = floor.results["saturation"].summary(seconds)["per_second"]
+    cap = 1000 * cores / whole[current.name]
     print(
-        f"at these costs {cores} cores serve at most {1000 * cores / whole[floor.name]:,.0f} "
-        f"cmd/s on the floor and {1000 * cores / whole[current.name]:,.0f} on current: "
-        f"a saturation ratio of at most {ratio(whole[floor.name], whole[current.name])} "
-        f"(target {TARGET_SATURATION_RATIO}x)"
+        f"at these costs {cores} cores serve current at most {cap:,.0f} cmd/s, "
+        f"{ratio(cap, floor_rate)} the floor's measured {floor_rate:,.0f} "
+        f"(target {TARGET_SATURATION_RATIO}x: {TARGET_SATURATION_RATIO * floor_rate:,.0f} cmd/s "
+        f"would need at most {1000 * cores / (TARGET_SATURATION_RATIO * floor_rate):.3f} ms "
+        f"of CPU per command over all of its processes)"
     )
     cpu_cur, cpu_base, cpu_flo = cpu[current.name], cpu[baseline.name], cpu[floor.name]
     print(

@@ -20,6 +20,7 @@ import os
 import random
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,8 @@ class Figures:
     def __init__(self) -> None:
         self.latencies: list[float] = []
         self.errors = 0
+        self.codes: Counter[str] = Counter()
+        """The error replies' codes."""
 
     def summary(self, seconds: float) -> dict[str, float]:
         lat = sorted(self.latencies)
@@ -178,6 +181,7 @@ class Player:
                     figures.latencies.append(time.perf_counter() - t0)
             else:
                 figures.errors += 1
+                figures.codes[str(reply.get("error", {}).get("code"))] += 1
             # decide again only on the state after this command
             while self.seq <= seq and time.perf_counter() < stop:
                 self.changed.clear()
