@@ -14,10 +14,10 @@ from collections.abc import Iterator
 import uvicorn
 from litestar import Litestar
 from opolyx_service.connection import NatsAuthorizationFailed
+from opolyx_service.gc_policy import keep_long_lived_objects_frozen
 from opolyx_service.runtime import ServiceRuntime, run_service
 
 from opolyx_gateway.app import create_app
-from opolyx_gateway.gc_policy import keep_long_lived_objects_frozen
 from opolyx_gateway.settings import GatewaySettings
 from opolyx_gateway.ws import with_channels
 

@@ -100,7 +100,7 @@ class GatewayOptions(BaseModel):
 
     gc_freeze_seconds: float = Field(default=0.5, ge=0)
     """Move the objects alive now out of the collector's full passes this often (0: never;
-    see `gc_policy.py` for the measurement)."""
+    see `opolyx_service.gc_policy` for the measurement)."""
     gc_reclaim_seconds: float = Field(default=600.0, gt=0)
     """Unfreeze and collect everything this often (frees what closed sockets left)."""
     static_dir: Path = Path(__file__).parent / "static"

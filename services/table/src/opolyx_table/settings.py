@@ -53,6 +53,11 @@ class TableConfig(BaseModel):
     events stream is the record; loading replays what the snapshot lacks)."""
     snapshot_idle: float = Field(default=2.0, gt=0)
     """Seconds without a change after which a table's snapshot is brought up to date."""
+    gc_freeze_seconds: float = Field(default=0.5, ge=0)
+    """Move the objects alive now out of the collector's full passes this often (0: never;
+    see `opolyx_service.gc_policy` for the measurement)."""
+    gc_reclaim_seconds: float = Field(default=600.0, gt=0)
+    """Unfreeze and collect everything this often (frees cyclic garbage frozen meanwhile)."""
     clock_rate: float = Field(default=1.0, gt=0)
     """Game seconds per wall-clock second for new tables (1 in play; tests and demos speed
     timers up). Each table keeps the rate it was created with."""

@@ -6,7 +6,7 @@ import asyncio
 import gc
 import weakref
 
-from opolyx_gateway.gc_policy import keep_long_lived_objects_frozen
+from opolyx_service.gc_policy import keep_long_lived_objects_frozen
 
 
 class Node:
