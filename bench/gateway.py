@@ -213,7 +213,11 @@ class Bench:
         from opolyx_contracts import subjects
         from opolyx_contracts.table import CreateTable, SeatSpec
 
-        count = max(self.args.clients, self.args.saturation, self.args.idle // 20)
+        # The paced and capacity phases share the first players; each saturation round has
+        # players of its own after them, at games nobody played before (a seat left by an
+        # earlier phase goes to the autopilot and its timers, and a command chosen from the
+        # last push can then meet a turn that moved on: turn/wrong_phase refusals).
+        count = self._shared_players() + self.args.saturation * self.args.rounds
         count += count % 2
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
             sessions = []
@@ -307,9 +311,14 @@ class Bench:
             side, "paced", n, self.player_socket(side, side.players[:n]), self.play(side, 1.0)
         )
 
+    def _shared_players(self) -> int:
+        """Players of the paced and capacity phases (an even number: two-seat tables)."""
+        shared = int(max(self.args.clients, self.args.idle // 20))
+        return shared + shared % 2
+
     async def saturation(self, side: Side, round_no: int) -> None:
         n = self.args.saturation
-        start = (round_no * n) % max(1, len(side.players) - n + 1)  # fresh games each round
+        start = self._shared_players() + round_no * n  # fresh games each round
         players = side.players[start : start + n]
         await self.timed(
             side, "saturation", n, self.player_socket(side, players), self.play(side, 0.0)
@@ -331,7 +340,7 @@ class Bench:
         async def idle_socket(i: int) -> Any:
             ws = await open_socket(side.ws_url)
             if not side.floor:
-                token = side.tokens[i % len(side.tokens)]
+                token = side.tokens[i % self._shared_players()]  # not a saturation player
                 await ws.send(json.dumps({"id": 1, "type": "hello", "token": token}))
                 assert json.loads(await ws.recv())["ok"]
             return ws
