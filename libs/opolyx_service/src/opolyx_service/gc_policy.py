@@ -25,12 +25,31 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from typing import TYPE_CHECKING
 
 from opolyx_service.logs import get_logger
 
-__all__ = ["keep_long_lived_objects_frozen"]
+if TYPE_CHECKING:
+    from opolyx_service.runtime import ServiceRuntime
+
+__all__ = ["freeze_until_shutdown", "keep_long_lived_objects_frozen"]
 
 log = get_logger("opolyx_service.gc")
+
+
+def freeze_until_shutdown(
+    runtime: ServiceRuntime, freeze_seconds: float, reclaim_seconds: float
+) -> None:
+    """Run `keep_long_lived_objects_frozen` for the rest of the service's life, stopped by a
+    shutdown hook (nothing when `freeze_seconds` is 0: the policy is off)."""
+    if freeze_seconds <= 0:
+        return
+    freezer = asyncio.create_task(keep_long_lived_objects_frozen(freeze_seconds, reclaim_seconds))
+
+    async def stop() -> None:
+        freezer.cancel()
+
+    runtime.on_shutdown(stop)
 
 
 async def keep_long_lived_objects_frozen(freeze_seconds: float, reclaim_seconds: float) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import uvicorn
 from litestar import Litestar
 from opolyx_service.connection import NatsAuthorizationFailed
-from opolyx_service.gc_policy import keep_long_lived_objects_frozen
+from opolyx_service.gc_policy import freeze_until_shutdown
 from opolyx_service.runtime import ServiceRuntime, run_service
 
 from opolyx_gateway.app import create_app
@@ -59,7 +59,6 @@ async def serve(settings: GatewaySettings, runtime: ServiceRuntime) -> None:
     app = create_app(settings, runtime)
     server = _Server(uvicorn_config(settings, app))
     serving = asyncio.create_task(server.serve())
-    freezer: asyncio.Task[None] | None = None
     try:
         while not server.started:
             if serving.done():
@@ -67,16 +66,9 @@ async def serve(settings: GatewaySettings, runtime: ServiceRuntime) -> None:
                 raise RuntimeError("the gateway's HTTP server stopped while starting")
             await asyncio.sleep(0.05)
         options = settings.gateway
-        if options.gc_freeze_seconds > 0:
-            freezer = asyncio.create_task(
-                keep_long_lived_objects_frozen(
-                    options.gc_freeze_seconds, options.gc_reclaim_seconds
-                )
-            )
+        freeze_until_shutdown(runtime, options.gc_freeze_seconds, options.gc_reclaim_seconds)
         await _until_shutdown_or_refused(app, runtime)
     finally:
-        if freezer is not None:
-            freezer.cancel()
         server.should_exit = True
         await serving
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable
 
 from nats.aio.client import Client
 from opolyx_service import ServiceRuntime, connect_nats, get_logger, run_service
-from opolyx_service.gc_policy import keep_long_lived_objects_frozen
+from opolyx_service.gc_policy import freeze_until_shutdown
 
 from opolyx_table.instance import TableInstance
 from opolyx_table.settings import TableSettings
@@ -45,18 +44,8 @@ async def serve(runtime: ServiceRuntime) -> None:
     # Registered last, so it runs first at shutdown: the leases go back at once.
     runtime.on_shutdown(instance.stop)
     log.info("table_service_started", partitions=config.partitions, lease_ttl=config.lease_ttl)
-    freezer = (
-        asyncio.create_task(
-            keep_long_lived_objects_frozen(config.gc_freeze_seconds, config.gc_reclaim_seconds)
-        )
-        if config.gc_freeze_seconds > 0
-        else None
-    )
-    try:
-        await runtime.wait_for_shutdown()
-    finally:
-        if freezer is not None:
-            freezer.cancel()
+    freeze_until_shutdown(runtime, config.gc_freeze_seconds, config.gc_reclaim_seconds)
+    await runtime.wait_for_shutdown()
 
 
 def main() -> None:
