@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 from opolyx_rules import (
     MODES,
+    SQUARES,
     apply,
     awaiting,
     get_mode,
@@ -42,7 +43,19 @@ def test_net_worths_are_each_seats_net_worth(mode: str) -> None:
         p.owner is not None for p in states[-1].props
     ), "the game never got to owning anything"
     for state in states:
-        assert net_worths(state) == tuple(net_worth(state, s) for s in range(len(state.seats)))
+        # R20 written out per seat: cash, the price (half when mortgaged), buildings at cost.
+        expected = tuple(
+            seat.cash
+            + sum(
+                (SQUARES[p.square].mortgage_value if p.mortgaged else SQUARES[p.square].price)
+                + p.buildings * SQUARES[p.square].building_cost
+                for p in state.props
+                if p.owner == index
+            )
+            for index, seat in enumerate(state.seats)
+        )
+        assert net_worths(state) == expected
+        assert [net_worth(state, s) for s in range(len(state.seats))] == list(expected)
 
 
 def test_the_squares_are_every_property_as_its_fields() -> None:

@@ -101,20 +101,13 @@ def unmortgage_cost(config: ModeConfig, square: int) -> int:
 
 def net_worth(state: State, seat: int) -> int:
     """Cash + price of unmortgaged + half price of mortgaged + buildings at cost (R20)."""
-    worth = state.seats[seat].cash
-    for p in state.props:
-        if p.owner != seat:
-            continue
-        sq = SQUARES[p.square]
-        worth += sq.mortgage_value if p.mortgaged else sq.price
-        worth += p.buildings * sq.building_cost
-    return worth
+    return net_worths(state)[seat]
 
 
 def net_worths(state: State) -> tuple[int, ...]:
     """`net_worth` of every seat, in seat order (what the table publishes beside the view
-    after every command): one pass over the properties for all seats, not one per seat
-    (measured 1.9x faster with 4 seats; tested equal to `net_worth`)."""
+    after every command): one pass over the properties for all seats, the cost of one
+    seat's (a pass per seat was 1.9x slower with 4 seats)."""
     worths = [seat.cash for seat in state.seats]
     for p in state.props:
         owner = p.owner
