@@ -11,11 +11,12 @@ each message is its contract model. Within the view, the squares (most of its si
 the time to build it) are serialised again only for properties not seen lately (about one
 command in ten changes them), and each legal command's JSON is kept by value (`view_json`,
 `legal_json`).
+
 A rules batch's event records are serialised once too (`rules_batch`), from the rules' own
 JSON forms: the same bytes go into the stored events message and every `TableUpdate` that
 carries them, and the typed `TableEvents` is parsed from them only when something reads the
-events (an announcement). Receivers parse the
-whole message with the model; tests check the spliced bytes equal the model's own encoding.
+events (an announcement). Receivers parse the whole message with the model; tests check the
+spliced bytes equal the model's own encoding.
 """
 
 from __future__ import annotations
