@@ -14,6 +14,7 @@ from opolyx_service.connection import (
     nats_connect_options,
     wait_until_reachable,
 )
+from opolyx_service.direct import subscribe_direct
 from opolyx_service.errors import ContractError, error_body, error_reply_for
 from opolyx_service.health import (
     LIVENESS_PATH,
@@ -76,5 +77,6 @@ __all__ = [
     "readiness_response",
     "run_service",
     "safe_reply_subject",
+    "subscribe_direct",
     "wait_until_reachable",
 ]

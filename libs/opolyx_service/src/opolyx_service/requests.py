@@ -27,6 +27,8 @@ import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
+from opolyx_service.direct import subscribe_direct
+
 __all__ = ["Requests"]
 
 _STATUS = "Status"
@@ -61,7 +63,7 @@ class Requests:
         if self._prefix is None:
             # `subscribe` queues the SUB before it first yields: no request can overtake it.
             prefix = self.nc.new_inbox() + "."
-            await self.nc.subscribe(prefix + "*", cb=self._on_reply)
+            await subscribe_direct(self.nc, prefix + "*", self._on_reply)
             self._prefix = prefix
         loop = asyncio.get_running_loop()
         token = str(next(self._tokens))
@@ -78,7 +80,7 @@ class Requests:
             raise nats.errors.NoRespondersError
         return msg
 
-    async def _on_reply(self, msg: Msg) -> None:
+    def _on_reply(self, msg: Msg) -> None:
         assert self._prefix is not None
         pending = self._pending.pop(msg.subject[len(self._prefix) :], None)
         if pending is not None and not pending[0].done():

@@ -1,20 +1,26 @@
 """The NATS entry points: commands, view requests and table creation.
 
-Plain nats-py callbacks, not FastStream handlers: the command path is the hot path.
-Measured: a FastStream typed handler's round trip p50 is 1.7x a plain nats-py handler's
-(707 us against 412 us, `bench/messaging.py`), and about 4x in throughput with 64 requests in
+Plain nats-py, not FastStream handlers: the command path is the hot path. Measured: a
+FastStream typed handler's round trip p50 is 1.7x a plain nats-py handler's (707 us
+against 412 us, `bench/messaging.py`), and about 4x in throughput with 64 requests in
 flight (STACK.md); a table command's own work is ~0.3 ms, so that overhead would add more
-than the whole command costs. A handler only
-checks and routes: a command is parsed (strictly: unknown fields and types are refused),
-then queued on its table; beyond `max_in_flight` commands waiting in this instance it is
-answered `service/busy` at once, so a flood never starves the lease renewals or the
-replies of commands already accepted.
+than the whole command costs.
+
+A partition's messages are handled as they are read (`opolyx_service.subscribe_direct`),
+not through nats-py's queue and task per subscription: a handler only checks and routes,
+without awaiting anything. A command is parsed (strictly: unknown fields and types are
+refused), then queued on its table; beyond `max_in_flight` commands waiting in this
+instance it is answered `service/busy` at once, so a flood never starves the lease
+renewals or the replies of commands already accepted. Every message read is queued or
+answered at once, so what waits is always counted in `Jobs.in_flight`. Replies that need
+no table (errors) and work that awaits (loading a table, answering a view) run as tasks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 from nats.aio.msg import Msg
@@ -48,9 +54,6 @@ def _error(code: str, message: str) -> bytes:
     return encode(error_reply(code, message))
 
 
-BACKLOG_EVERY = 0.002
-"""Seconds a count of the subscriptions' backlog stands for (a few commands' worth)."""
-
 BUSY_REPLY = _error(codes.BUSY, "this table instance has too many commands in flight; retry")
 
 
@@ -66,19 +69,8 @@ class Handlers:
         # One lock per table id being adopted (loaded on its first message).
         self._adopting: dict[str, asyncio.Lock] = {}
         self.previews = TradePreviews(partitions.tables, jobs.reply)
-        self._backlog_seen = 0
-        self._backlog_at = 0.0
 
-    def _backlog(self) -> int:
-        """The partitions' subscription backlog, counted at most every `BACKLOG_EVERY`
-        seconds (summing every partition's queue on each command cost 2.8% of CPU)."""
-        now = time.monotonic()
-        if now >= self._backlog_at:
-            self._backlog_seen = self.partitions.backlog()
-            self._backlog_at = now + BACKLOG_EVERY
-        return self._backlog_seen
-
-    def spawn(self, coro: Any) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -87,7 +79,10 @@ class Handlers:
         for task in list(self._background):
             task.cancel()
 
-    async def on_partition_message(self, msg: Msg) -> None:
+    def _answer(self, msg: Msg, body: bytes) -> None:
+        self.spawn(self.jobs.reply(msg, body))
+
+    def on_partition_message(self, msg: Msg) -> None:
         tokens = msg.subject.split(".")
         if len(tokens) == 4 and tokens[3] == "create":
             self.spawn(self.creation.create_local(msg))
@@ -96,37 +91,35 @@ class Handlers:
             return
         table_id, kind = tokens[3], tokens[4]
         if kind == "cmd":
-            await self._command(msg, table_id, via_bots=False)
+            self._command(msg, table_id, via_bots=False)
         elif kind == "bot":
             # Only the bots role may send here (NATS permissions): the core accepts these
             # only for bot seats and seats on autopilot.
-            await self._command(msg, table_id, via_bots=True)
+            self._command(msg, table_id, via_bots=True)
         elif kind == "seat":
-            await self._seat(msg, table_id)
+            self._seat(msg, table_id)
         elif kind == "view":
-            await self._view(msg, table_id)
+            self.spawn(self._view(msg, table_id))
         elif kind == "trade_preview":
-            await self.previews.handle(msg, table_id)
+            self.spawn(self.previews.handle(msg, table_id))
 
     async def on_create(self, msg: Msg) -> None:
         self.spawn(self.creation.route(msg))
 
-    async def _command(self, msg: Msg, table_id: str, via_bots: bool) -> None:
-        # Commands queued on tables, plus messages still waiting in the subscriptions (when
-        # the loop is starved, they pile up there, not on the tables): past the bound,
-        # answering at once is the cheapest way to keep up.
-        if self.jobs.in_flight + self._backlog() >= self.config.max_in_flight:
+    def _command(self, msg: Msg, table_id: str, via_bots: bool) -> None:
+        # Past the bound, answering at once is the cheapest way to keep up.
+        if self.jobs.in_flight >= self.config.max_in_flight:
             self.jobs.command_outcome("busy").inc()
-            await self.jobs.reply(msg, BUSY_REPLY)
+            self._answer(msg, BUSY_REPLY)
             return
         # A table in memory has a valid id: the token is checked only for the others (the
         # check per command cost 1.2% of CPU).
         table = self.partitions.tables.get(table_id)
         if table is None and not is_valid_token(table_id):
-            await self.jobs.reply(msg, _error(codes.TABLE_NOT_FOUND, f"no table {table_id!r}"))
+            self._answer(msg, _error(codes.TABLE_NOT_FOUND, f"no table {table_id!r}"))
             return
         if len(msg.data) > MAX_COMMAND_BYTES:
-            await self.jobs.reply(
+            self._answer(
                 msg, _error(codes.BAD_REQUEST, f"a command is at most {MAX_COMMAND_BYTES} bytes")
             )
             return
@@ -134,7 +127,7 @@ class Handlers:
             request = decode(TableCommand, msg.data)
         except ContractError as exc:
             self.jobs.command_outcome("invalid").inc()
-            await self.jobs.reply(msg, _error(exc.code, exc.message))
+            self._answer(msg, _error(exc.code, exc.message))
             return
         job = CommandJob(msg, request, time.perf_counter(), via_bots)
         if table is not None:
@@ -143,12 +136,12 @@ class Handlers:
         else:
             self.spawn(self._unknown_table(msg, table_id, job))
 
-    async def _seat(self, msg: Msg, table_id: str) -> None:
+    def _seat(self, msg: Msg, table_id: str) -> None:
         if not is_valid_token(table_id):
-            await self.jobs.reply(msg, _error(codes.TABLE_NOT_FOUND, f"no table {table_id!r}"))
+            self._answer(msg, _error(codes.TABLE_NOT_FOUND, f"no table {table_id!r}"))
             return
         if len(msg.data) > MAX_SEAT_MESSAGE_BYTES:
-            await self.jobs.reply(
+            self._answer(
                 msg,
                 _error(
                     codes.BAD_REQUEST, f"a seat message is at most {MAX_SEAT_MESSAGE_BYTES} bytes"
@@ -158,7 +151,7 @@ class Handlers:
         try:
             request = decode(SeatPresence, msg.data)
         except ContractError as exc:
-            await self.jobs.reply(msg, _error(exc.code, exc.message))
+            self._answer(msg, _error(exc.code, exc.message))
             return
         job = SeatJob(msg, request)
         table = self.partitions.tables.get(table_id)

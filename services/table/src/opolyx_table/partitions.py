@@ -11,7 +11,7 @@ tables of the partition are served as usual.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import opolyx_rules
@@ -20,7 +20,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opolyx_contracts.subjects import table_partition_subjects
 from opolyx_contracts.table import AutopilotChanged, SeedRevealed, TableCreatedEvent, TableEvents
-from opolyx_service import get_logger
+from opolyx_service import get_logger, subscribe_direct
 from opolyx_service.metrics import counter, gauge
 from prometheus_client import CollectorRegistry
 
@@ -35,7 +35,7 @@ __all__ = ["Partitions"]
 
 log = get_logger("opolyx_table.partitions")
 
-Handler = Callable[[Msg], Awaitable[None]]
+Handler = Callable[[Msg], None]
 
 TABLE_QUEUE = "table"
 """Queue group of the table service's subscriptions (an instance per partition holds the
@@ -85,8 +85,8 @@ class Partitions:
             self.register(table)
             loaded += 1
         assert self.on_message is not None
-        self.subs[partition] = await self.nc.subscribe(
-            table_partition_subjects(partition), queue=TABLE_QUEUE, cb=self.on_message
+        self.subs[partition] = await subscribe_direct(
+            self.nc, table_partition_subjects(partition), self.on_message, queue=TABLE_QUEUE
         )
         # The server must have the subscription before this instance says it serves the
         # partition (a request racing a fresh SUB can see "no responders").
@@ -103,10 +103,6 @@ class Partitions:
             self.drop(table, "partition released")
         self._m_partitions.set(len(self.subs))
         log.info("partition_released", partition=partition)
-
-    def backlog(self) -> int:
-        """Messages received for the partitions and not handled yet."""
-        return sum(sub.pending_msgs for sub in self.subs.values())
 
     def owns(self, partition: int) -> bool:
         return partition in self.subs
