@@ -7,7 +7,11 @@ import gc
 import weakref
 
 from opolyx_service import ServiceRuntime, ServiceSettings
-from opolyx_service.gc_policy import freeze_until_shutdown, keep_long_lived_objects_frozen
+from opolyx_service.gc_policy import (
+    YOUNG_GENERATION_OBJECTS,
+    freeze_until_shutdown,
+    keep_long_lived_objects_frozen,
+)
 from opolyx_service.settings import HttpSettings
 
 
@@ -52,19 +56,24 @@ async def test_the_reclaim_unfreezes_and_collects() -> None:
 
 async def test_a_service_freezes_until_its_shutdown() -> None:
     """`freeze_until_shutdown` runs the policy for the runtime's life: objects are frozen
-    while it serves, and its shutdown stops the freezing (nothing when it is off)."""
+    while it serves, and its shutdown stops the freezing (nothing when it is off); with it
+    the youngest generation is collected every `YOUNG_GENERATION_OBJECTS` allocations."""
     gc.unfreeze()
+    threshold = gc.get_threshold()
     runtime = ServiceRuntime(ServiceSettings(http=HttpSettings(port=-1)))
     try:
         async with runtime:
             freeze_until_shutdown(runtime, 0, 600)  # off: nothing starts
             await asyncio.sleep(0.05)
             assert gc.get_freeze_count() == 0
+            assert gc.get_threshold() == threshold
             freeze_until_shutdown(runtime, 0.01, 3600)
             await asyncio.sleep(0.05)
             assert gc.get_freeze_count() > 0
+            assert gc.get_threshold() == (YOUNG_GENERATION_OBJECTS, *threshold[1:])
         gc.unfreeze()
         await asyncio.sleep(0.05)
         assert gc.get_freeze_count() == 0  # stopped with the runtime: nothing froze again
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)
