@@ -14,6 +14,11 @@ skeleton's `opolyx_service.requests.Requests` (one inbox, no timer per request),
 interleaved; the CPU time of this process per round trip (both ends of it: the responder's
 share is the same on both sides, so the difference is the requester's) and the p50.
 
+Last, the receiving side: a callback subscription (nats-py's queue and task per
+subscription) against `opolyx_service.subscribe_direct` (handled as read), each counting
+`--requests` messages another connection of this process publishes; the CPU time of this
+process per message (the publisher's share is the same on both sides), rounds interleaved.
+
     python bench/messaging.py [--rounds 6] [--requests 1500]
 """
 
@@ -33,6 +38,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.envelope import Message, OkReply
 from opolyx_service.broker import create_broker, start_broker
+from opolyx_service.direct import subscribe_direct
 from opolyx_service.requests import Requests
 from opolyx_service.settings import NatsSettings, ServiceSettings
 from opolyx_testing import start_nats_server
@@ -41,6 +47,7 @@ from pydantic import Field
 
 PLAIN = "opolyx.bench.plain"
 TYPED = "opolyx.bench.typed"
+DELIVERED = "opolyx.bench.delivered"
 
 
 class Ask(Message):
@@ -123,6 +130,54 @@ async def compare_requesters(client: Client, rounds: int, requests: int) -> None
     )
 
 
+async def delivery_cost(publisher: Client, subject: str, seen: list[int], messages: int) -> float:
+    """CPU us of this process per message, `messages` published and all of them seen."""
+    seen[0] = 0
+    cpu = time.process_time()
+    for index in range(messages):
+        await publisher.publish(subject, BODY)
+        if index % 100 == 99:
+            await publisher.flush()  # bounded in flight: no slow-consumer drops
+    while seen[0] < messages:
+        await asyncio.sleep(0.001)
+    return (time.process_time() - cpu) / messages * 1e6
+
+
+async def compare_deliveries(url: str, rounds: int, messages: int) -> None:
+    publisher = await nats.connect(url)
+    receiver = await nats.connect(url)
+    seen = {"callback": [0], "direct": [0]}
+
+    async def count(msg: Msg) -> None:
+        seen["callback"][0] += 1
+
+    def count_now(msg: Msg) -> None:
+        seen["direct"][0] += 1
+
+    await receiver.subscribe(f"{DELIVERED}.callback", cb=count)
+    await subscribe_direct(receiver, f"{DELIVERED}.direct", count_now)
+    await receiver.flush()
+    costs: dict[str, list[float]] = {"callback": [], "direct": []}
+    try:
+        for index in range(rounds):
+            for name in ("callback", "direct") if index % 2 == 0 else ("direct", "callback"):
+                subject = f"{DELIVERED}.{name}"
+                costs[name].append(await delivery_cost(publisher, subject, seen[name], messages))
+            print(
+                f"round {index + 1}: "
+                + ", ".join(f"{n} {c[-1]:.1f} us CPU per message" for n, c in costs.items())
+            )
+    finally:
+        await publisher.drain()
+        await receiver.drain()
+    cpu = {n: statistics.median(v) for n, v in costs.items()}
+    print(
+        f"receiving CPU per message (this process, publisher included): callback subscription "
+        f"{cpu['callback']:.1f} us, subscribe_direct {cpu['direct']:.1f} us; ratio "
+        f"{cpu['direct'] / cpu['callback']:.2f}x  (load average {os.getloadavg()})"
+    )
+
+
 async def main(rounds: int, requests: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, start_nats_server(Path(tmp)) as server:
         responder = await nats.connect(server.url)
@@ -140,6 +195,7 @@ async def main(rounds: int, requests: int) -> None:
                 typed.append(await round_trip_us(client, TYPED, requests))
                 print(f"round {index + 1}: plain {plain[-1]:.0f} us, faststream {typed[-1]:.0f} us")
             await compare_requesters(client, rounds, requests)
+            await compare_deliveries(server.url, rounds, requests * 10)
         finally:
             await client.drain()
             await broker.stop()
