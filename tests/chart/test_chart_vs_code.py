@@ -307,6 +307,7 @@ STORAGE: dict[str, set[str]] = {
         f"KV_{subjects.CHAT_REPORTS_BUCKET}",
         f"KV_{subjects.CHAT_ROOMS_BUCKET}",
         f"KV_{subjects.CHAT_BOT_MOMENTS_BUCKET}",
+        f"KV_{subjects.CHAT_POST_IDS_BUCKET}",
     },
     "progression": {subjects.GAMES_STREAM},  # when the table has not made it yet
     "gateway": {f"KV_{subjects.GATEWAY_PLAYERS_BUCKET}"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -17,19 +17,23 @@ from nats.aio.msg import Msg
 from opolyx_chat.app import ChatApp
 from opolyx_contracts import chat as contract
 from opolyx_contracts.envelope import ErrorReply, Message, decode, encode
-from opolyx_contracts.errors import BAD_REQUEST, MALFORMED_JSON
+from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON
+from opolyx_contracts.gateway import RESEND_WINDOW_SECONDS
 from opolyx_contracts.subjects import (
     CHAT_BOT_STICKER,
     CHAT_MUTE,
     CHAT_MUTES,
+    CHAT_POST_IDS_BUCKET,
     CHAT_REPORT,
     CHAT_SETTINGS,
+    CHAT_STREAM,
     ROOMS_BUCKET,
     chat_history,
     chat_messages,
     chat_post,
 )
 from opolyx_lobby.rooms import Member
+from opolyx_service.settings import NatsSettings
 from pydantic import BaseModel
 
 R = TypeVar("R", bound=BaseModel)
@@ -52,8 +56,15 @@ async def refused(nc: Client, subject: str, request: Message | bytes) -> str:
     return ErrorReply.model_validate(data).error.code
 
 
-def post(player: str, text: str | None = None, sticker: str | None = None) -> contract.ChatPost:
-    return contract.ChatPost(player_id=player, name=player.title(), text=text, sticker=sticker)
+def post(
+    player: str,
+    text: str | None = None,
+    sticker: str | None = None,
+    request_id: str | None = None,
+) -> contract.ChatPost:
+    return contract.ChatPost(
+        player_id=player, name=player.title(), text=text, sticker=sticker, request_id=request_id
+    )
 
 
 async def say(nc: Client, channel: str, player: str, text: str) -> contract.ChatMessage:
@@ -359,6 +370,128 @@ async def test_each_bot_sticker_moment_is_posted_once_across_instances_and_bots(
         (BOT.player_id, contract.sticker_for("shark", "bankruptcy")),
         ("bot-ada", contract.sticker_for("builder", "good_auction")),
     ]
+
+
+async def answered_by(app: ChatApp, subject: str, request: Message) -> dict[str, Any]:
+    """Ask this instance itself (the queue group would pick one at random)."""
+    assert app.chat is not None
+    answer: dict[str, Any] = json.loads(await app.chat.answer(subject, encode(request)))
+    return answer
+
+
+async def test_a_repeated_post_request_is_answered_with_the_first_post_stored_once(
+    at_table: ChatApp, gateway: Client, admin: Client
+) -> None:
+    """A post's request asked again (the gateway's request timed out and the client resent
+    it) is the first post: not refused as a duplicate or over the rate, not stored or
+    delivered again."""
+    delivered: list[contract.ChatMessage] = []
+
+    async def on_message(msg: Msg) -> None:
+        delivered.append(contract.ChatMessage.model_validate_json(msg.data))
+
+    await gateway.subscribe(chat_messages(TABLE), cb=on_message)
+    await gateway.flush()
+    first = post("alice", "only once", request_id="req-1")
+    posted = await ask(gateway, chat_post(TABLE), first, contract.ChatPosted)
+    assert (await ask(gateway, chat_post(TABLE), first, contract.ChatPosted)) == posted
+    for i in range(4):  # alice reaches the rate limit (5): a repeat is still answered
+        await say(gateway, TABLE, "alice", f"then {i}")
+    assert await refused(gateway, chat_post(TABLE), post("alice", "more")) == (
+        contract.CHAT_RATE_LIMITED
+    )
+    assert (await ask(gateway, chat_post(TABLE), first, contract.ChatPosted)) == posted
+    # another player's request id of the same spelling is another post
+    bobs = await ask(
+        gateway, chat_post(TABLE), post("bob", "only once", request_id="req-1"), contract.ChatPosted
+    )
+    assert bobs.message.message_id != posted.message.message_id
+    stored = (await history(gateway, TABLE, "bob")).messages
+    assert [m.text for m in stored] == [
+        "only once",
+        "then 0",
+        "then 1",
+        "then 2",
+        "then 3",
+        "only once",
+    ]
+    assert stored[0] == posted.message
+    await gateway.flush()
+    await asyncio.sleep(0.1)
+    assert [m.message_id for m in delivered].count(posted.message.message_id) == 1
+    # chat knows a request id longer than a client resends, and the stream stores a message
+    # id once for longer than that (a repeat that publishes again is never stored twice)
+    js = admin.jetstream()
+    ids = await js.stream_info(f"KV_{CHAT_POST_IDS_BUCKET}")
+    assert ids.config.max_age == contract.REQUEST_ID_SECONDS
+    latest_repeat = RESEND_WINDOW_SECONDS + 2 * NatsSettings().request_timeout
+    assert latest_repeat <= contract.REQUEST_ID_SECONDS
+    window = (await js.stream_info(CHAT_STREAM)).config.duplicate_window
+    assert window is not None and window > contract.REQUEST_ID_SECONDS
+
+
+async def test_a_repeated_post_request_at_another_instance_gets_the_first_post(
+    admin: Client, chat_factory: ChatFactory, gateway: Client
+) -> None:
+    one, two = await chat_factory(), await chat_factory()
+    for app in (one, two):
+        await put_room(admin, app, room_record())
+    request = post("alice", "said at one", request_id="req-7")
+    first = await answered_by(one, chat_post(TABLE), request)
+    assert first["ok"], first
+    again = await answered_by(two, chat_post(TABLE), request)
+    assert again == first
+    assert await texts(gateway, TABLE, "bob") == ["said at one"]
+    # a new request of the same text is refused as said at either instance (the repeat's
+    # moderation noted it at the second), and the first's post is still the only one
+    repeated = post("alice", "said at one", request_id="req-8")
+    for app in (one, two):
+        refusal = await answered_by(app, chat_post(TABLE), repeated)
+        assert refusal["ok"] is False and refusal["error"]["code"] == contract.CHAT_DUPLICATE
+    assert await texts(gateway, TABLE, "bob") == ["said at one"]
+
+
+async def test_a_post_claimed_but_not_published_is_published_by_its_repeat(
+    at_table: ChatApp, gateway: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first request failed after its claim (JetStream did not take the publish): the post
+    never ran, and its repeat posts it, once."""
+    assert at_table.chat is not None
+    store = at_table.chat.store
+    publish = store.publish
+    failed: list[contract.ChatMessage] = []
+
+    async def fail_once(message: contract.ChatMessage) -> None:
+        if not failed:
+            failed.append(message)
+            raise TimeoutError("no ack")
+        await publish(message)
+
+    monkeypatch.setattr(store, "publish", fail_once)
+    request = post("alice", "not lost", request_id="req-3")
+    assert await refused(gateway, chat_post(TABLE), request) == INTERNAL
+    assert await texts(gateway, TABLE, "bob") == []
+    posted = await ask(gateway, chat_post(TABLE), request, contract.ChatPosted)
+    assert posted.message == failed[0]
+    assert (await ask(gateway, chat_post(TABLE), request, contract.ChatPosted)) == posted
+    assert (await history(gateway, TABLE, "bob")).messages == [posted.message]
+
+
+async def test_a_repeated_report_request_stores_one_report(
+    at_table: ChatApp, gateway: Client
+) -> None:
+    bad = await say(gateway, TABLE, "bob", "something nasty")
+    report = contract.ChatReport(
+        player_id="alice", channel=TABLE, message_id=bad.message_id, request_id="req-4"
+    )
+    first = await ask(gateway, CHAT_REPORT, report, contract.ChatReported)
+    assert (await ask(gateway, CHAT_REPORT, report, contract.ChatReported)) == first
+    # without a request id, each request is a report of its own (as before)
+    plain = report.model_copy(update={"request_id": None})
+    other = await ask(gateway, CHAT_REPORT, plain, contract.ChatReported)
+    assert at_table.chat is not None
+    stored = await at_table.chat.store.list_reports(10)
+    assert sorted(r.report_id for r in stored) == sorted([first.report_id, other.report_id])
 
 
 async def test_once_the_lobby_closed_the_room_only_the_end_of_game_sticker_is_taken(

@@ -9,12 +9,16 @@ Requests (request-reply, answered by the chat service; sent by the gateway, whic
 fills `player_id` and `name` from the player's session, except `BotSticker`, sent by bots):
 
 - `ChatPost` on `chat_post(channel)` -> `ChatPosted` | `ErrorReply`; the message is then
-  published once on `chat_messages(channel)` (stream `CHAT`, the channel's history).
+  published once on `chat_messages(channel)` (stream `CHAT`, the channel's history). With a
+  `request_id`, one post per player and request id: a repeat (the gateway asked again
+  after its request timed out, a client resent it) is answered with the first post and
+  stores nothing (`REQUEST_ID_SECONDS`).
 - `ChatHistoryRequest` on `chat_history(channel)` -> `ChatHistory`: "join". An ok reply
   is also the gateway's licence to forward that channel's live messages to the socket.
 - `ChatMute` on `CHAT_MUTE` -> `ChatMutes` (the player's whole mute list after the change);
   `ChatMutesQuery` on `CHAT_MUTES` -> `ChatMutes`.
-- `ChatReport` on `CHAT_REPORT` -> `ChatReported`.
+- `ChatReport` on `CHAT_REPORT` -> `ChatReported`; with a `request_id`, one report per
+  player and request id (a repeat gets the first report's id).
 - `ChatSettingsRequest` on `CHAT_SETTINGS` -> `ChatSettingsReply` (the room's creator).
 - `BotSticker` on `CHAT_BOT_STICKER` -> `ChatPosted` (from the bots role).
 
@@ -52,6 +56,7 @@ __all__ = [
     "LOBBY_CHANNEL",
     "MAX_CHAT_REQUEST_BYTES",
     "MAX_TEXT_CHARS",
+    "REQUEST_ID_SECONDS",
     "STICKERS",
     "BotOccasion",
     "BotSticker",
@@ -121,6 +126,10 @@ MAX_TEXT_CHARS = 300
 MAX_CHAT_REQUEST_BYTES = 4096
 """Largest request body the chat service reads (300 characters of 4-byte UTF-8 fit)."""
 MAX_HISTORY = 100
+REQUEST_ID_SECONDS = 90.0
+"""How long chat knows a post's `request_id` (at least as long as a client resends a
+message, `gateway.RESEND_WINDOW_SECONDS`, plus a request's timeout; within the 120 s
+duplicate window of stream `CHAT`)."""
 
 STICKERS: tuple[str, ...] = (
     "thumbs_up",
@@ -183,6 +192,7 @@ def parse_channel(token: str) -> ChannelRef | None:
 # Messages --------------------------------------------------------------------------------
 
 _PlayerId = Field(min_length=1, max_length=128)
+_RequestId = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class ChatPost(Message):
@@ -192,6 +202,11 @@ class ChatPost(Message):
     """The poster's display name (the gateway's, as the lobby shows it)."""
     text: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
     sticker: str | None = Field(default=None, max_length=32, validate_default=True)
+    request_id: str | None = _RequestId
+    """The sender's key of this post, the same when it asks again (the gateway's: from the
+    player and the client's message, id included): chat posts once per player and request
+    id within `REQUEST_ID_SECONDS` and answers a repeat with the first post (the content of
+    a repeat is not compared). None: every request is a post of its own."""
 
     @field_validator("sticker")
     @classmethod
@@ -257,6 +272,9 @@ class ChatReport(Message):
     channel: str = Field(min_length=1, max_length=128)
     message_id: str = Field(min_length=1, max_length=64)
     reason: str = Field(default="", max_length=300)
+    request_id: str | None = _RequestId
+    """As `ChatPost.request_id`: one report per player and request id (its `report_id` is
+    derived from them), a repeat is answered with the first report's id."""
 
 
 class ChatReported(OkReply):

@@ -28,6 +28,7 @@ from opolyx_contracts.subjects import (
     CHAT_MUTE,
     CHAT_MUTES,
     CHAT_MUTES_BUCKET,
+    CHAT_POST_IDS_BUCKET,
     CHAT_POSTS_ANY,
     CHAT_REPORT,
     CHAT_REPORTS_BUCKET,
@@ -342,6 +343,7 @@ CHAT = Role(
         kv_bucket(CHAT_REPORTS_BUCKET, write=True),
         kv_bucket(CHAT_ROOMS_BUCKET, write=True),
         kv_bucket(CHAT_BOT_MOMENTS_BUCKET, write=True),
+        kv_bucket(CHAT_POST_IDS_BUCKET, write=True),
         # Who is in which room and at which table: the lobby's records, read only.
         kv_bucket(ROOMS_BUCKET, write=False),
     ),

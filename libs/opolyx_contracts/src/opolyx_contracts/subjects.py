@@ -22,6 +22,7 @@ __all__ = [
     "CHAT_MUTES",
     "CHAT_MUTES_BUCKET",
     "CHAT_POSTS_ANY",
+    "CHAT_POST_IDS_BUCKET",
     "CHAT_REPORT",
     "CHAT_REPORTS_BUCKET",
     "CHAT_ROOMS_BUCKET",
@@ -137,6 +138,9 @@ CHAT_REPORTS_BUCKET = "chat_reports"
 CHAT_ROOMS_BUCKET = "chat_rooms"
 CHAT_BOT_MOMENTS_BUCKET = "chat_bot_moments"
 """One key per bot sticker moment taken (table, occasion, moment): a repeat is refused."""
+CHAT_POST_IDS_BUCKET = "chat_post_ids"
+"""One key per player and post `request_id` (`opolyx_contracts.chat.ChatPost`), created once:
+a repeated request gets the post it made."""
 
 # Progression
 PROGRESSION_ANY = f"{PREFIX}.progression.*"

@@ -47,7 +47,7 @@ from opolyx_chat.access import Access, access
 from opolyx_chat.directory import RoomDirectory
 from opolyx_chat.moderation import ModerationRules, Moderator
 from opolyx_chat.settings import ChatSection
-from opolyx_chat.store import ChatStore
+from opolyx_chat.store import ChatStore, request_key
 
 __all__ = ["REQUEST_SUBJECTS", "Chat", "rules_from"]
 
@@ -144,10 +144,14 @@ class Chat:
         return access(channel, player_id, room, settings)
 
     async def _post(self, channel: ChannelRef, post: contract.ChatPost) -> contract.ChatPosted:
+        key = None if post.request_id is None else request_key(post.player_id, post.request_id)
         allowed = await self.access(channel, post.player_id)
         if not allowed.post:
-            raise ContractError(allowed.refusal, "you cannot post in this channel")
-        return await self._send(channel, post.player_id, post.name, post.text, post.sticker, False)
+            refusal = ContractError(allowed.refusal, "you cannot post in this channel")
+            return await self._unless_posted(key, refusal)
+        return await self._send(
+            channel, post.player_id, post.name, post.text, post.sticker, False, key=key
+        )
 
     async def _send(
         self,
@@ -158,13 +162,18 @@ class Chat:
         sticker: str | None,
         bot: bool,
         moment: str | None = None,
+        *,
+        key: str | None = None,
     ) -> contract.ChatPosted:
         # A moment taken already is refused before moderation notes the post (a bot refused
         # here has said nothing, and may say its sticker for the next moment).
         if moment is not None and not await self.store.claim_moment(moment, sender_id):
             raise ContractError(CHAT_DUPLICATE, "that moment already has its bot sticker")
         now = self.clock()
-        self.moderator.check(sender_id, channel.token, text, sticker, now)
+        try:
+            self.moderator.check(sender_id, channel.token, text, sticker, now)
+        except ContractError as refusal:
+            return await self._unless_posted(key, refusal)
         message = ChatMessage(
             message_id=uuid.uuid4().hex,
             channel=channel.token,
@@ -175,7 +184,32 @@ class Chat:
             sticker=sticker,
             sent_at=now,
         )
+        if key is not None:
+            # Claimed before it is published: a repeat of this request, here or at another
+            # instance, finds the claim and answers with this message.
+            earlier = await self.store.claim_post(key, message)
+            if earlier is not None:
+                return await self._posted_again(earlier)
         await self.store.publish(message)
+        return contract.ChatPosted(message=message)
+
+    async def _unless_posted(self, key: str | None, refusal: ContractError) -> contract.ChatPosted:
+        """Raise `refusal`, unless it refuses the repeat of a request that posted already (its
+        first reply was lost; the repeat is now a duplicate, over the rate, or from a player
+        who has left the channel since): then the answer is the first post."""
+        if key is not None:
+            earlier = await self.store.claimed_post(key)
+            if earlier is not None:
+                return await self._posted_again(earlier)
+        raise refusal
+
+    async def _posted_again(self, message: ChatMessage) -> contract.ChatPosted:
+        """The answer to a repeated request: the post it made. Published only when the
+        history does not hold it (the first request is still publishing it, or failed to after
+        its claim): the stream stores it once by its message id either way, its live
+        subscribers may then get it twice (the web client keeps one per `message_id`)."""
+        if not await self.store.stored(message):
+            await self.store.publish(message)
         return contract.ChatPosted(message=message)
 
     async def _history(
@@ -205,6 +239,13 @@ class Chat:
 
     async def _report(self, body: bytes) -> contract.ChatReported:
         request = decode(contract.ChatReport, body)
+        once = request.request_id is not None
+        report_id = uuid.uuid4().hex
+        if request.request_id is not None:
+            # a repeated request (its first reply lost) gets the first report, not a second
+            report_id = request_key(request.player_id, request.request_id)
+            if await self.store.has_report(report_id):
+                return contract.ChatReported(report_id=report_id)
         channel = parse_channel(request.channel)
         if channel is None:
             raise ContractError(CHAT_BAD_CHANNEL, f"{request.channel!r} names no chat channel")
@@ -215,14 +256,14 @@ class Chat:
         if at is None:
             raise ContractError(CHAT_UNKNOWN_MESSAGE, "that message is not in the history")
         record = contract.ChatReportRecord(
-            report_id=uuid.uuid4().hex,
+            report_id=report_id,
             reporter=request.player_id,
             reason=request.reason,
             reported_at=self.clock(),
             message=history[at],
             context=history[max(0, at - self.section.report_context) : at + 1],
         )
-        await self.store.add_report(record)
+        await self.store.add_report(record, once=once)
         log.info("chat_message_reported", report_id=record.report_id, channel=channel.token)
         return contract.ChatReported(report_id=record.report_id)
 

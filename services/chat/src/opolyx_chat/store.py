@@ -10,10 +10,17 @@
 - `chat_bot_moments`: `<table>.<occasion>[.<moment>]` -> the bot that took it, created once
   (the server refuses a second create, whichever instance asks), kept as long as the
   history: a bot sticker moment gets one sticker however often it is asked for.
+- `chat_post_ids`: a hash of (player, post `request_id`) -> the `ChatMessage` that request
+  posts, created once before the post is published and kept `REQUEST_ID_SECONDS`: a
+  repeated request (its first reply lost to a timeout) gets that message, never a second
+  post. Each post is published with its `message_id` as `Nats-Msg-Id`, so one published
+  twice (a repeat that found the first claimed but not yet in the history) is stored once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 from typing import TypeVar
 
 from nats.errors import TimeoutError as NatsTimeoutError
@@ -23,6 +30,7 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NotFound
 from nats.js.kv import KeyValue
 from opolyx_contracts.chat import (
     MAX_MUTES,
+    REQUEST_ID_SECONDS,
     ChatMessage,
     ChatMutes,
     ChatReportRecord,
@@ -34,6 +42,7 @@ from opolyx_contracts.lobby import member_token
 from opolyx_contracts.subjects import (
     CHAT_BOT_MOMENTS_BUCKET,
     CHAT_MUTES_BUCKET,
+    CHAT_POST_IDS_BUCKET,
     CHAT_REPORTS_BUCKET,
     CHAT_ROOMS_BUCKET,
     CHAT_STREAM,
@@ -45,10 +54,20 @@ from pydantic import BaseModel, ValidationError
 
 from opolyx_chat.settings import ChatSection
 
-__all__ = ["ChatStore"]
+__all__ = ["CHAT_DUPLICATE_WINDOW_SECONDS", "ChatStore", "request_key"]
 
 M = TypeVar("M", bound=BaseModel)
 CAS_ATTEMPTS = 20
+CHAT_DUPLICATE_WINDOW_SECONDS = 120.0
+"""Stream `CHAT` stores a `Nats-Msg-Id` once within this time (longer than a post's
+`request_id` is known, so a post published again by a repeat is never stored twice)."""
+
+
+def request_key(player_id: str, request_id: str) -> str:
+    """The key of a player's request id (in `chat_post_ids`, and a report's id): a hash, so
+    any player id and request id make a valid key and two players never share one."""
+    material = f"{player_id}\x1f{request_id}".encode()
+    return hashlib.blake2b(material, digest_size=16).hexdigest()
 
 
 class ChatStore:
@@ -59,12 +78,14 @@ class ChatStore:
         reports: KeyValue,
         rooms: KeyValue,
         moments: KeyValue,
+        post_ids: KeyValue,
     ) -> None:
         self.js = js
         self.mutes = mutes
         self.reports = reports
         self.rooms = rooms
         self.moments = moments
+        self.post_ids = post_ids
 
     @classmethod
     async def open(
@@ -75,6 +96,8 @@ class ChatStore:
             js,
             CHAT_STREAM,
             [CHAT_STREAM_SUBJECTS],
+            # never longer than the messages are kept (the server refuses that)
+            duplicate_window=min(CHAT_DUPLICATE_WINDOW_SECONDS, section.history_max_age_seconds),
             max_age=section.history_max_age_seconds,
             max_msgs_per_subject=section.history_limit,
             replicas=replicas,
@@ -90,12 +113,25 @@ class ChatStore:
                 ttl=section.history_max_age_seconds,
                 replicas=replicas,
             ),
+            await ensure_kv(js, CHAT_POST_IDS_BUCKET, ttl=REQUEST_ID_SECONDS, replicas=replicas),
         )
 
     # history ---------------------------------------------------------------------------
 
     async def publish(self, message: ChatMessage) -> None:
-        await self.js.publish(chat_messages(message.channel), encode(message), stream=CHAT_STREAM)
+        """Store and deliver `message`; the same message again within the stream's duplicate
+        window is not stored again (though its live subscribers get it again)."""
+        await self.js.publish(
+            chat_messages(message.channel),
+            encode(message),
+            stream=CHAT_STREAM,
+            headers={"Nats-Msg-Id": message.message_id},
+        )
+
+    async def stored(self, message: ChatMessage) -> bool:
+        """Whether the channel's history holds `message` (by its id)."""
+        history = await self.history(message.channel)
+        return any(m.message_id == message.message_id for m in history)
 
     async def history(self, channel: str) -> list[ChatMessage]:
         """Everything the channel's history holds, oldest first (at most `history_limit`)."""
@@ -149,6 +185,30 @@ class ChatStore:
             return False
         return True
 
+    # posts by request id ------------------------------------------------------------
+
+    async def claim_post(self, key: str, message: ChatMessage) -> ChatMessage | None:
+        """Claim a request key for `message`, before it is published: None when this call
+        claimed it, else the message the key was claimed for first (by any instance)."""
+        for _ in range(3):
+            try:
+                await self.post_ids.create(key, encode(message))
+            except KeyWrongLastSequenceError:
+                earlier = await self.claimed_post(key)
+                if earlier is not None:
+                    return earlier
+                continue  # expired in between: claim it now
+            return None
+        raise ContractError(BUSY, "that post's request id changed under us; try again")
+
+    async def claimed_post(self, key: str) -> ChatMessage | None:
+        """The message a request key was claimed for, if it was (within its TTL)."""
+        try:
+            entry = await self.post_ids.get(key)
+        except (KeyNotFoundError, NotFoundError):
+            return None
+        return ChatMessage.model_validate_json(entry.value or b"")
+
     # mutes -----------------------------------------------------------------------------
 
     async def muted_by(self, player_id: str) -> list[str]:
@@ -186,8 +246,20 @@ class ChatStore:
 
     # reports ---------------------------------------------------------------------------
 
-    async def add_report(self, record: ChatReportRecord) -> None:
-        await self.reports.put(record.report_id, encode(record))
+    async def add_report(self, record: ChatReportRecord, *, once: bool = False) -> None:
+        """Store the report; `once`: only if no report has its id yet (a repeated request)."""
+        if not once:
+            await self.reports.put(record.report_id, encode(record))
+            return
+        with contextlib.suppress(KeyWrongLastSequenceError):  # the same request stored it
+            await self.reports.create(record.report_id, encode(record))
+
+    async def has_report(self, report_id: str) -> bool:
+        try:
+            await self.reports.get(report_id)
+        except (KeyNotFoundError, NotFoundError):
+            return False
+        return True
 
     async def list_reports(self, limit: int) -> list[ChatReportRecord]:
         """The newest `limit` reports, newest first."""

@@ -166,9 +166,19 @@ class ChatChannels:
 
     # ------------------------------------------------------------- a player's actions
     async def post(
-        self, player_id: str, name: str, token: str, text: str | None, sticker: str | None
+        self,
+        player_id: str,
+        name: str,
+        token: str,
+        text: str | None,
+        sticker: str | None,
+        *,
+        request_id: str | None = None,
     ) -> ChatPostResult:
-        posted = await self.upstream.chat_post(token, player_id, name, text, sticker)
+        """Post as the player; chat posts one `request_id` once (a resend gets that post)."""
+        posted = await self.upstream.chat_post(
+            token, player_id, name, text, sticker, request_id=request_id
+        )
         return ChatPostResult(message=posted.message)
 
     async def mute(self, player_id: str, target: str, muted: bool) -> ChatMutesResult:
@@ -186,9 +196,17 @@ class ChatChannels:
         return ChatMutesResult(muted=mutes.muted)
 
     async def report(
-        self, player_id: str, token: str, message_id: str, reason: str
+        self,
+        player_id: str,
+        token: str,
+        message_id: str,
+        reason: str,
+        *,
+        request_id: str | None = None,
     ) -> ChatReportResult:
-        reported = await self.upstream.chat_report(player_id, token, message_id, reason)
+        reported = await self.upstream.chat_report(
+            player_id, token, message_id, reason, request_id=request_id
+        )
         return ChatReportResult(report_id=reported.report_id)
 
     async def room_settings(

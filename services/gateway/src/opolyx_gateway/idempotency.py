@@ -10,8 +10,15 @@ change rooms, the autopilot switch, chat posts, mutes, reports and room chat set
 
 Kept per gateway instance, in memory, bounded by count and by age: a retry reaches the
 same instance while its socket's address is routed there (a gateway that restarted has
-forgotten; the lobby and chat then see the message again). A refusal that says nothing ran
-("unavailable", "busy", a gateway failure) is forgotten at once, so the retry runs.
+forgotten; the lobby and chat then see the message again). A refusal after which the
+message may not have run ("unavailable", "busy", a gateway failure) is forgotten at once, so
+the retry runs; but "unavailable" is also a request that timed out, which the service may
+have run all the same, slowly. Chat knows such a retry itself: a post and a report carry
+`request_key` (the same for the same player and message, on every gateway instance) as their
+``request_id``, and chat answers a repeat with the first post or report and stores nothing
+(`opolyx_contracts.chat`).
+The lobby refuses most repeats itself (a second ``create`` or ``join``: the player is in a
+room already).
 """
 
 from __future__ import annotations
@@ -35,12 +42,19 @@ from opolyx_contracts.gateway import (
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.upstream import BAD_REPLY
 
-__all__ = ["CHANGING_TYPES", "LOBBY_CHANGES", "RecentReplies", "changes_something"]
+__all__ = [
+    "CHANGING_TYPES",
+    "LOBBY_CHANGES",
+    "RecentReplies",
+    "changes_something",
+    "request_key",
+]
 
 LOBBY_CHANGES = frozenset({"create", "join", "leave", "add_bot", "remove_bot", "kick", "start"})
 """Lobby actions that change a room (the others only read)."""
 NOTHING_RAN = frozenset({UNAVAILABLE, BUSY, BAD_REPLY})
-"""Refusals after which the message may not have run: a retry asks again."""
+"""Refusals after which the message may not have run: a retry asks again (and the service
+must know a retry of what did run: chat by `request_key`, the lobby by its own rules)."""
 
 Dispatch = Callable[[ClientMessage], Awaitable[ReplyResult]]
 
@@ -77,7 +91,7 @@ class RecentReplies:
         that changes nothing is simply dispatched)."""
         if not changes_something(message):
             return await dispatch(message)
-        key = _key(player_id, message)
+        key = request_key(player_id, message)
         now = time.monotonic()
         self._expire(now)
         earlier = self._answers.get(key)
@@ -116,6 +130,8 @@ class RecentReplies:
             del self._answers[key]
 
 
-def _key(player_id: str, message: ClientMessage) -> str:
+def request_key(player_id: str, message: ClientMessage) -> str:
+    """The key of a player's message: the same for the same player, id and content (so a
+    client's resend), another for anything else; 32 hex digits."""
     material = f"{player_id}\x1f{message.model_dump_json()}"
     return hashlib.blake2b(material.encode(), digest_size=16).hexdigest()

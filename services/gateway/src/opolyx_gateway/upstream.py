@@ -386,10 +386,19 @@ class Upstream:
         return answer
 
     async def chat_post(
-        self, channel: str, player_id: str, name: str, text: str | None, sticker: str | None
+        self,
+        channel: str,
+        player_id: str,
+        name: str,
+        text: str | None,
+        sticker: str | None,
+        *,
+        request_id: str | None = None,
     ) -> ChatPosted:
-        """A `ChatPost` as the token's player."""
-        post = ChatPost(player_id=player_id, name=name, text=text, sticker=sticker)
+        """A `ChatPost` as the token's player (one post per `request_id`)."""
+        post = ChatPost(
+            player_id=player_id, name=name, text=text, sticker=sticker, request_id=request_id
+        )
         return await self.ask(subjects.chat_post(channel), post, ChatPosted, CHAT)
 
     async def chat_history(self, channel: str, player_id: str) -> ChatHistory:
@@ -405,10 +414,20 @@ class Upstream:
         return await self.ask(CHAT_MUTE, request, ChatMutes, CHAT)
 
     async def chat_report(
-        self, player_id: str, channel: str, message_id: str, reason: str
+        self,
+        player_id: str,
+        channel: str,
+        message_id: str,
+        reason: str,
+        *,
+        request_id: str | None = None,
     ) -> ChatReported:
         request = ChatReport(
-            player_id=player_id, channel=channel, message_id=message_id, reason=reason
+            player_id=player_id,
+            channel=channel,
+            message_id=message_id,
+            reason=reason,
+            request_id=request_id,
         )
         return await self.ask(CHAT_REPORT, request, ChatReported, CHAT)
 

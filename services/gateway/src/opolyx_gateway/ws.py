@@ -64,7 +64,7 @@ from opolyx_gateway.auth import (
     Identity,
 )
 from opolyx_gateway.errors import GatewayError
-from opolyx_gateway.idempotency import CHANGING_TYPES
+from opolyx_gateway.idempotency import CHANGING_TYPES, request_key
 
 if TYPE_CHECKING:
     from opolyx_gateway.app import Gateway
@@ -482,6 +482,7 @@ class ClientSession:
                     message.channel,
                     message.text,
                     message.sticker,
+                    request_id=request_key(identity.player_id, message),
                 )
             case ChatMuteRequest():
                 return await hub.chat.mute(identity.player_id, message.target, message.muted)
@@ -489,7 +490,11 @@ class ClientSession:
                 return await hub.chat.muted_by(identity.player_id)
             case ChatReportRequest():
                 return await hub.chat.report(
-                    identity.player_id, message.channel, message.message_id, message.reason
+                    identity.player_id,
+                    message.channel,
+                    message.message_id,
+                    message.reason,
+                    request_id=request_key(identity.player_id, message),
                 )
             case ChatRoomSettingsRequest():
                 return await hub.chat.room_settings(
