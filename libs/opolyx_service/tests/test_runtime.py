@@ -15,6 +15,7 @@ from opolyx_service import (
     extracted_context,
     get_logger,
     inject_headers,
+    traced_headers,
 )
 from opolyx_service.metrics import counter
 from opolyx_testing import http_get
@@ -106,6 +107,21 @@ def test_trace_context_round_trips_through_message_headers() -> None:
     assert headers["Nats-Msg-Id"] == "x"
     with tracer.start_as_current_span("receiver", context=extracted_context(headers)) as receiver:
         assert receiver.get_span_context().trace_id == sender.get_span_context().trace_id
+
+
+def test_traced_headers_add_a_context_only_inside_a_span() -> None:
+    configure_tracing("table")
+    tracer = trace.get_tracer("test")
+    plain = {"Nats-Msg-Id": "x"}
+    assert traced_headers(plain) is plain  # nothing current: no copy, no injection
+    assert traced_headers() is None
+    with tracer.start_as_current_span("sender") as sender:
+        headers = traced_headers({"Nats-Msg-Id": "x"})
+        alone = traced_headers()
+    assert headers["Nats-Msg-Id"] == "x"
+    assert alone is not None and alone["traceparent"] == headers["traceparent"]
+    trace_id = format(sender.get_span_context().trace_id, "032x")
+    assert headers["traceparent"].split("-")[1] == trace_id
 
 
 async def test_a_service_with_no_readiness_check_yet_is_not_ready() -> None:

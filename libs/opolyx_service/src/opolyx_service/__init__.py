@@ -38,7 +38,12 @@ from opolyx_service.settings import (
     TelemetrySettings,
 )
 from opolyx_service.tasks import cancel_and_wait
-from opolyx_service.telemetry import configure_tracing, extracted_context, inject_headers
+from opolyx_service.telemetry import (
+    configure_tracing,
+    extracted_context,
+    inject_headers,
+    traced_headers,
+)
 
 __all__ = [
     "LIVENESS_PATH",
@@ -78,5 +83,6 @@ __all__ = [
     "run_service",
     "safe_reply_subject",
     "subscribe_direct",
+    "traced_headers",
     "wait_until_reachable",
 ]

@@ -8,6 +8,7 @@ receiving. Both use the W3C `traceparent` header, so one trace spans both kinds.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import overload
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
@@ -16,7 +17,7 @@ from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, ParentBased
 
-__all__ = ["configure_tracing", "extracted_context", "inject_headers"]
+__all__ = ["configure_tracing", "extracted_context", "inject_headers", "traced_headers"]
 
 
 def configure_tracing(
@@ -59,6 +60,19 @@ def inject_headers(headers: dict[str, str] | None = None) -> dict[str, str]:
     carrier: dict[str, str] = dict(headers or {})
     propagate.inject(carrier)
     return carrier
+
+
+@overload
+def traced_headers(headers: dict[str, str]) -> dict[str, str]: ...
+@overload
+def traced_headers(headers: None = None) -> dict[str, str] | None: ...
+def traced_headers(headers: dict[str, str] | None = None) -> dict[str, str] | None:
+    """`headers` plus the current trace context when a span is current, else `headers` as
+    they are: the hot paths' form of `inject_headers` (injecting an empty context still
+    costs tens of microseconds per message, a tenth of a table command)."""
+    if not trace.get_current_span().get_span_context().is_valid:
+        return headers
+    return inject_headers(headers)
 
 
 def extracted_context(headers: Mapping[str, str] | None) -> otel_context.Context:

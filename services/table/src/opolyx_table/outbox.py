@@ -14,10 +14,9 @@ and shared by the update and the decision requests.
 from __future__ import annotations
 
 from nats.aio.client import Client
-from opentelemetry import trace
 from opolyx_contracts.subjects import BOTS_DECIDE, GAME_FINISHED, GAME_SEAT_OUT, table_update
 from opolyx_contracts.table import GameFinished, SeatOut
-from opolyx_service import get_logger, inject_headers
+from opolyx_service import get_logger, traced_headers
 from opolyx_service.metrics import counter
 from prometheus_client import CollectorRegistry
 
@@ -26,17 +25,9 @@ from opolyx_table.messages import table_update as update_of
 from opolyx_table.store import Storage
 from opolyx_table.table import Table
 
-__all__ = ["Outbox", "trace_headers"]
+__all__ = ["Outbox"]
 
 log = get_logger("opolyx_table.outbox")
-
-
-def trace_headers() -> dict[str, str] | None:
-    """The trace context to send on, or None when nothing is traced (the common case:
-    injecting an empty context still costs tens of microseconds per message)."""
-    if not trace.get_current_span().get_span_context().is_valid:
-        return None
-    return inject_headers()
 
 
 class Outbox:
@@ -66,7 +57,7 @@ class Outbox:
     async def _publish(self, subject: str, body: bytes) -> None:
         try:
             # Queued on the connection's buffer: no round trip.
-            await self.nc.publish(subject, body, headers=trace_headers())
+            await self.nc.publish(subject, body, headers=traced_headers())
         except Exception as exc:
             # Not fatal: watchers resync from the stream, bots are asked again.
             log.warning("publish_failed", subject=subject, error=repr(exc))
