@@ -8,7 +8,8 @@ watcher as the same pre-encoded text; no view request and no rules call per comm
 The rare paths ask the table: a feed's first watcher gets the view by request; core NATS
 may drop a message, so an update whose `first_seq` skips past the feed's sequence makes the
 feed replay the gap from the TABLE_EVENTS stream first, and a command reply naming a
-sequence the feed has not seen shortly after makes it resynchronise (stream + view).
+sequence no update has brought `RESYNC_DELAY` after that reply makes it resynchronise
+(stream + view).
 Updates are applied one at a time in order (a lock shared with joins and resyncs).
 
 A client that resumes (``since``) gets the events it missed from the stream, at most
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -52,11 +54,12 @@ __all__ = ["Sink", "TableFeed"]
 log = logging.getLogger("opolyx.gateway.feed")
 
 RESYNC_DELAY = 1.0
-"""Seconds a command's reply may run ahead of its update before the feed resynchronises.
-The update is published right after the reply, normally there within a millisecond; on a
-loaded machine it can lag by a few hundred, and a resync then would only add view requests
-to a busy table, so the wait is generous (a lost update is rare: core NATS on a healthy
-connection)."""
+"""Seconds a command's reply may run ahead of its update before the feed resynchronises,
+counted from that reply. The update is published right after the reply: in the gateway
+bench's saturation phase (100 clients at full speed, load 2.5-4.5 on 2 cores) it reached
+the feed at most 40 ms after the reply (1-8 ms for most). A lost update is rare (core NATS
+on a healthy connection) and a lost one before the table's next batch is caught by that
+batch's `first_seq`, so the wait is generous: a resync costs the busy table a view request."""
 
 
 class Sink(Protocol):
@@ -121,9 +124,13 @@ class TableFeed:
         self._lock = asyncio.Lock()
         self._sub: Subscription | None = None
         self._resync: asyncio.Task[None] | None = None
-        self._expected = 0
-        """Highest sequence a command reply named (see `expect`)."""
+        self._named: deque[tuple[int, float]] = deque()
+        """(sequence, loop time) of the command replies that named a sequence this feed had
+        not reached, oldest first, each sequence higher than the one before (see `expect`)."""
         self._check: asyncio.TimerHandle | None = None
+        self._resynced: tuple[int, float] | None = None
+        """(the feed's sequence before, loop time) of the last resync, until the next update
+        says whether the updates it stood in for were lost or late."""
 
     # ------------------------------------------------------------- live updates
     async def _ensure_subscribed(self) -> None:
@@ -148,7 +155,11 @@ class TableFeed:
 
     async def _apply(self, header: UpdateHeader, raw: str) -> None:
         if self.seq < 0 or header.last_seq <= self.seq:
-            return  # no watcher has a state yet (its join asks for one), or already seen
+            # no watcher has a state yet (its join asks for one), or already seen
+            if self._resynced is not None and header.last_seq > self._resynced[0]:
+                self._late_after_resync(header, self._resynced[1])
+            return
+        self._resynced = None
         if header.first_seq > self.seq + 1:  # core NATS dropped something: the stream has it
             await self._push_missed(self.seq, header.first_seq - 1)
         self._broadcast(header.last_seq, update_push(raw))
@@ -156,6 +167,16 @@ class TableFeed:
         self._last_update = raw
         self._state = None
         self._known_seats = None
+
+    def _late_after_resync(self, header: UpdateHeader, resynced_at: float) -> None:
+        """An update the last resync stood in for came after all: it was late, not lost."""
+        since = asyncio.get_running_loop().time() - resynced_at
+        log.warning(
+            "table %s: the update to seq %d came %.3f s after the resync that stood in for it "
+            "(late, not lost)",
+            self.table_id, header.last_seq, since,
+        )  # fmt: skip
+        self._resynced = None
 
     def _current_state(self) -> TableStatePush | None:
         """The state a joining watcher gets, read from the last update only when asked."""
@@ -184,20 +205,41 @@ class TableFeed:
 
     # ------------------------------------------------------------- the rare paths
     def expect(self, seq: int) -> None:
-        """A command's reply said the table is at `seq`: resync if no update brings it.
+        """A command's reply said the table is at `seq`: resync if no update brings it
+        within `RESYNC_DELAY` of this reply.
 
-        One timer per feed at a time (no task per command): when it fires, the feed must
-        have reached the highest sequence replies named meanwhile."""
+        One timer per feed at a time (no task per command), due when the oldest sequence
+        named and not reached is `RESYNC_DELAY` old; when it fires, only the sequences named
+        at least that long ago must have been reached (a reply from a millisecond before
+        has its update still on the way: it is looked at on its own time)."""
         if seq <= self.seq:
             return
-        self._expected = max(self._expected, seq)
+        named = self._named
+        if named and named[-1][0] >= seq:
+            return  # an earlier reply named as much: its deadline comes first
+        loop = asyncio.get_running_loop()
+        named.append((seq, loop.time()))
         if self._check is None:
-            self._check = asyncio.get_running_loop().call_later(RESYNC_DELAY, self._check_expected)
+            self._check = loop.call_at(named[0][1] + RESYNC_DELAY, self._check_expected)
 
     def _check_expected(self) -> None:
         self._check = None
-        if self.seq < self._expected and (self._resync is None or self._resync.done()):
-            self._resync = asyncio.create_task(self._resync_to(self._expected))
+        named = self._named
+        while named and named[0][0] <= self.seq:
+            named.popleft()
+        if not named:
+            return
+        loop = asyncio.get_running_loop()
+        if self._resync is not None and not self._resync.done():  # look again after it
+            self._check = loop.call_later(RESYNC_DELAY, self._check_expected)
+            return
+        now, overdue = loop.time(), 0
+        while named and named[0][1] + RESYNC_DELAY <= now:
+            overdue = named.popleft()[0]  # the sequences rise: the last one is the highest
+        if overdue:
+            self._resync = asyncio.create_task(self._resync_to(overdue))
+        if named:
+            self._check = loop.call_at(named[0][1] + RESYNC_DELAY, self._check_expected)
 
     async def _resync_to(self, seq: int) -> None:
         for attempt in range(5):
@@ -212,8 +254,11 @@ class TableFeed:
                     return
                 if state.seq >= seq:
                     log.warning(
-                        "table %s resynchronised at %d (an update was lost)", self.table_id, seq
-                    )
+                        "table %s: no update reached seq %d within %g s of the command reply "
+                        "naming it; resynchronised at %d (from %d) from the stream and the view",
+                        self.table_id, seq, RESYNC_DELAY, state.seq, before,
+                    )  # fmt: skip
+                    self._resynced = (before, asyncio.get_running_loop().time())
                     await self._push_missed(before, state.seq)
                     text = encode_state(state)
                     for sink, watcher in list(self.watchers.items()):
