@@ -185,6 +185,34 @@ async def test_a_shutdown_while_starting_cancels_the_start_and_exits_cleanly() -
     assert cancelled.is_set()
 
 
+async def test_a_start_that_swallows_the_cancellation_is_cancelled_again() -> None:
+    """On Python 3.11 a cancellation that lands as a `wait_for` inside the start finishes is
+    lost (nats-py's connect waits that way while NATS is unreachable): the start goes on
+    retrying. The shutdown cancels again, so the service stops long before its grace."""
+    cancellations = 0
+
+    async def serve(runtime: ServiceRuntime) -> None:
+        nonlocal cancellations
+        while True:  # a retry loop whose first cancellation is lost, as in that case
+            try:
+                await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                cancellations += 1
+                if cancellations > 1:
+                    raise
+
+    runtime = ServiceRuntime(ServiceSettings(http=HttpSettings(port=-1), shutdown_grace=600))
+    async with runtime:
+        task = asyncio.create_task(runtime.run(serve))
+        await asyncio.sleep(0.05)
+        runtime.request_shutdown()
+        # Bounded: with one cancellation only, `run` would wait out the 600 s grace.
+        await asyncio.wait({task}, timeout=60)
+        assert task.done(), "the start went on after the shutdown"
+        assert task.result() == 0
+    assert cancellations == 2
+
+
 async def test_a_service_that_fails_while_serving_exits_with_code_1() -> None:
     async def serve(runtime: ServiceRuntime) -> None:
         raise RuntimeError("storage unreadable")

@@ -157,7 +157,10 @@ class ServiceRuntime:
             await asyncio.wait({serving, shutdown}, return_when=asyncio.FIRST_COMPLETED)
             if not serving.done() and not self._serving:
                 log.info("shutdown_while_starting")
-                serving.cancel()
+                # Cancelled again while it runs on: a start waiting for an unreachable NATS
+                # can lose one cancellation inside nats-py's `wait_for` (Python 3.11, see
+                # `tasks.py`) and go on retrying until the grace ran out.
+                await cancel_and_wait(serving, self.settings.shutdown_grace)
             try:
                 await asyncio.wait_for(serving, self.settings.shutdown_grace)
             except asyncio.CancelledError:
