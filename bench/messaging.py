@@ -19,6 +19,10 @@ subscription) against `opolyx_service.subscribe_direct` (handled as read), each 
 `--requests` messages another connection of this process publishes; the CPU time of this
 process per message (the publisher's share is the same on both sides), rounds interleaved.
 
+And the sending side: `Client.publish` against `opolyx_service.publishing.publish`, with no
+headers and with a JetStream write's three, CPU per message of this process (nobody
+subscribes: the server drops them), rounds interleaved.
+
     python bench/messaging.py [--rounds 6] [--requests 1500]
 """
 
@@ -39,6 +43,7 @@ from nats.aio.msg import Msg
 from opolyx_contracts.envelope import Message, OkReply
 from opolyx_service.broker import create_broker, start_broker
 from opolyx_service.direct import subscribe_direct
+from opolyx_service.publishing import publish
 from opolyx_service.requests import Requests
 from opolyx_service.settings import NatsSettings, ServiceSettings
 from opolyx_testing import start_nats_server
@@ -178,6 +183,54 @@ async def compare_deliveries(url: str, rounds: int, messages: int) -> None:
     )
 
 
+WRITE_HEADERS = {
+    "Nats-Msg-Id": "t-1:17",
+    "Nats-Expected-Last-Subject-Sequence": "1234",
+    "Nats-Expected-Stream": "TABLE_EVENTS",
+}
+
+
+async def publish_cost(nc: Client, fast: bool, headers: bool, messages: int) -> float:
+    """CPU us of this process per message, `messages` published one after the other."""
+    sent = WRITE_HEADERS if headers else None
+    cpu = time.process_time()
+    for index in range(messages):
+        if fast:
+            await publish(nc, DELIVERED, BODY, headers=sent)
+        else:
+            await nc.publish(DELIVERED, BODY, headers=sent)
+        if index % 100 == 99:
+            await nc.flush()
+    return (time.process_time() - cpu) / messages * 1e6
+
+
+async def compare_publishers(url: str, rounds: int, messages: int) -> None:
+    nc = await nats.connect(url)
+    sides = [
+        (f"{name}{' with headers' if headers else ''}", fast, headers)
+        for headers in (False, True)
+        for name, fast in (("Client.publish", False), ("publish", True))
+    ]
+    costs: dict[str, list[float]] = {name: [] for name, _, _ in sides}
+    try:
+        for index in range(rounds):
+            for name, fast, headers in sides if index % 2 == 0 else reversed(sides):
+                costs[name].append(await publish_cost(nc, fast, headers, messages))
+            print(
+                f"round {index + 1}: " + ", ".join(f"{n} {c[-1]:.2f} us" for n, c in costs.items())
+            )
+    finally:
+        await nc.drain()
+    cpu = {n: statistics.median(v) for n, v in costs.items()}
+    print(
+        "sending CPU per message (this process): "
+        + ", ".join(f"{n} {c:.2f} us" for n, c in cpu.items())
+        + f"; ratio publish / Client.publish {cpu['publish'] / cpu['Client.publish']:.2f}x, "
+        f"with headers {cpu['publish with headers'] / cpu['Client.publish with headers']:.2f}x"
+        f"  (load average {os.getloadavg()})"
+    )
+
+
 async def main(rounds: int, requests: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, start_nats_server(Path(tmp)) as server:
         responder = await nats.connect(server.url)
@@ -196,6 +249,7 @@ async def main(rounds: int, requests: int) -> None:
                 print(f"round {index + 1}: plain {plain[-1]:.0f} us, faststream {typed[-1]:.0f} us")
             await compare_requesters(client, rounds, requests)
             await compare_deliveries(server.url, rounds, requests * 10)
+            await compare_publishers(server.url, rounds, requests * 10)
         finally:
             await client.drain()
             await broker.stop()

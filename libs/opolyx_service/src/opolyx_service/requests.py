@@ -28,6 +28,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from opolyx_service.direct import subscribe_direct
+from opolyx_service.publishing import publish
 
 __all__ = ["Requests"]
 
@@ -72,7 +73,7 @@ class Requests:
         if self._sweep is None:
             self._sweep = loop.call_later(self.granularity, self._give_up_late)
         try:
-            await self.nc.publish(subject, payload, reply=self._prefix + token, headers=headers)
+            await publish(self.nc, subject, payload, reply=self._prefix + token, headers=headers)
             msg = await reply
         finally:
             self._pending.pop(token, None)

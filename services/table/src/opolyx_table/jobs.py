@@ -33,6 +33,7 @@ from opolyx_contracts.table import (
 )
 from opolyx_service import extracted_context, get_logger
 from opolyx_service.metrics import ServiceMetrics, counter
+from opolyx_service.publishing import publish
 from opolyx_service.replies import safe_reply_subject
 from prometheus_client import CollectorRegistry
 
@@ -280,7 +281,7 @@ class Jobs:
         reply = safe_reply_subject(msg)
         if reply is not None:
             try:
-                await self.nc.publish(reply, body)
+                await publish(self.nc, reply, body)
             except Exception as exc:
                 log.warning("reply_failed", error=repr(exc))
 

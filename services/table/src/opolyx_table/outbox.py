@@ -18,6 +18,7 @@ from opolyx_contracts.subjects import BOTS_DECIDE, GAME_FINISHED, GAME_SEAT_OUT,
 from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_service import get_logger, traced_headers
 from opolyx_service.metrics import counter
+from opolyx_service.publishing import publish
 from prometheus_client import CollectorRegistry
 
 from opolyx_table.messages import Change, StoredEvents, decision_request, encode
@@ -57,7 +58,7 @@ class Outbox:
     async def _publish(self, subject: str, body: bytes) -> None:
         try:
             # Queued on the connection's buffer: no round trip.
-            await self.nc.publish(subject, body, headers=traced_headers())
+            await publish(self.nc, subject, body, headers=traced_headers())
         except Exception as exc:
             # Not fatal: watchers resync from the stream, bots are asked again.
             log.warning("publish_failed", subject=subject, error=repr(exc))
