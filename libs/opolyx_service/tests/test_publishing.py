@@ -11,7 +11,7 @@ import nats.errors
 import pytest
 from nats.aio.msg import Msg
 from opolyx_contracts.subjects import LOBBY_CMD
-from opolyx_service.publishing import publish
+from opolyx_service.publishing import publish, queue_publish
 from opolyx_testing.nats_server import NatsServer
 
 
@@ -37,7 +37,7 @@ async def test_subscribers_get_what_client_publish_would_send(nats_server: NatsS
         await publish(gateway, LOBBY_CMD, b"with reply", reply=inbox)
         await publish(gateway, LOBBY_CMD, b"with headers", reply=inbox, headers=headers)
         await publish(gateway, LOBBY_CMD, b"", headers={"Traceparent": "00-ab-cd-01"})
-        await publish(gateway, LOBBY_CMD, b"x" * 100_000)
+        assert queue_publish(gateway, LOBBY_CMD, b"x" * 100_000)  # queued, no waiting
         await asyncio.wait_for(done.wait(), 10)
         assert [m.data for m in got] == [
             b"plain",
@@ -82,5 +82,6 @@ async def test_what_nats_py_must_clean_or_refuse_goes_to_it(nats_server: NatsSer
     finally:
         await gateway.drain()
         await lobby.drain()
+    assert not queue_publish(gateway, LOBBY_CMD, b"after the close")  # nothing queued
     with pytest.raises(nats.errors.ConnectionClosedError):
         await publish(gateway, LOBBY_CMD, b"after the close")

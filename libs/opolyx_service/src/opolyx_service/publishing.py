@@ -3,10 +3,11 @@
 nats-py's `Client.publish` runs a chain of three coroutines per message, checks the subject
 with a regular expression and builds the header block key by key (a regular expression
 and a string translation per header). `publish` here queues the PUB or HPUB command itself
-while the connection is up and its buffer has room, and hands every other case to
-`Client.publish`, which knows what to do while reconnecting (its own buffer, or
-`OutboundBufferLimitError`), draining or closed. Header keys are checked as nats-py checks
-them (once per key); a value with a line break goes the slow way, where nats-py strips it.
+while the connection is up and its buffer has room (`queue_publish`, which a handler that
+must not wait calls itself), and hands every other case to `Client.publish`, which knows
+what to do while reconnecting (its own buffer, or `OutboundBufferLimitError`), draining or
+closed. Header keys are checked as nats-py checks them (once per key); a value with a line
+break goes the slow way, where nats-py strips it.
 
 Measured (`bench/messaging.py`, its sending rows: CPU per message, 15,000 in a row, 4
 interleaved rounds, load 2.2): 1.69 -> 1.20 us without headers (0.71x), 4.43 -> 1.96 us
@@ -28,7 +29,7 @@ import re
 
 from nats.aio.client import Client
 
-__all__ = ["publish"]
+__all__ = ["publish", "queue_publish"]
 
 _HEADER_KEY = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 """A header field name (RFC 7230 token), as nats-py accepts it."""
@@ -53,6 +54,57 @@ def _header_block(headers: dict[str, str]) -> bytes | None:
     return b"".join(parts)
 
 
+def queue_publish(
+    nc: Client,
+    subject: str,
+    payload: bytes,
+    *,
+    reply: str = "",
+    headers: dict[str, str] | None = None,
+) -> bool:
+    """Queue the message on `nc`'s write buffer now; False when it is not queued (the
+    connection is not up, draining or full, the payload too large, a header needs nats-py's
+    cleaning): then send it with `Client.publish`. The subject and reply must be subjects
+    this service made or checked (no spaces or line breaks: not checked again here)."""
+    flusher = nc._flusher_task
+    if (
+        not nc.is_connected
+        or nc.is_draining_pubs
+        or flusher is None
+        or flusher.done()
+        or len(payload) > nc._max_payload
+    ):
+        return False
+    if headers:
+        block = _header_block(headers)
+        if block is None:
+            return False
+        size = len(block)
+        command = b"".join(
+            (
+                f"HPUB {subject} {reply} {size} {size + len(payload)}\r\n".encode(),
+                block,
+                payload,
+                b"\r\n",
+            )
+        )
+    else:
+        command = b"".join((f"PUB {subject} {reply} {len(payload)}\r\n".encode(), payload, b"\r\n"))
+    limit = nc._max_pending_size
+    if limit > 0 and nc._pending_data_size + len(command) > limit:
+        return False
+    nc._pending.append(command)
+    nc._pending_data_size += len(command)
+    nc.stats["out_msgs"] += 1
+    nc.stats["out_bytes"] += len(payload)
+    queue = nc._flush_queue
+    if queue is not None and queue.empty():
+        # What nats-py's `_flush_pending` does: wake the flusher, which writes everything
+        # queued by then in one go and resolves the future.
+        queue.put_nowait(asyncio.get_running_loop().create_future())
+    return True
+
+
 async def publish(
     nc: Client,
     subject: str,
@@ -61,45 +113,7 @@ async def publish(
     reply: str = "",
     headers: dict[str, str] | None = None,
 ) -> None:
-    """`nc.publish(subject, payload, reply=reply, headers=headers)`, cheaper. The subject
-    and reply must be subjects this service made (no spaces or line breaks: they are not
-    checked again here)."""
-    flusher = nc._flusher_task
-    if (
-        nc.is_connected
-        and not nc.is_draining_pubs
-        and flusher is not None
-        and not flusher.done()
-        and len(payload) <= nc._max_payload
-    ):
-        if headers:
-            block = _header_block(headers)
-            if block is not None:
-                size = len(block)
-                command = b"".join(
-                    (
-                        f"HPUB {subject} {reply} {size} {size + len(payload)}\r\n".encode(),
-                        block,
-                        payload,
-                        b"\r\n",
-                    )
-                )
-            else:
-                command = b""
-        else:
-            command = b"".join(
-                (f"PUB {subject} {reply} {len(payload)}\r\n".encode(), payload, b"\r\n")
-            )
-        limit = nc._max_pending_size
-        if command and (limit <= 0 or nc._pending_data_size + len(command) <= limit):
-            nc._pending.append(command)
-            nc._pending_data_size += len(command)
-            nc.stats["out_msgs"] += 1
-            nc.stats["out_bytes"] += len(payload)
-            queue = nc._flush_queue
-            if queue is not None and queue.empty():
-                # What nats-py's `_flush_pending` does: wake the flusher, which writes
-                # everything queued by then in one go and resolves the future.
-                queue.put_nowait(asyncio.get_running_loop().create_future())
-            return
-    await nc.publish(subject, payload, reply=reply, headers=headers)
+    """`nc.publish(subject, payload, reply=reply, headers=headers)`, cheaper (see
+    `queue_publish` for what the subject and reply must be)."""
+    if not queue_publish(nc, subject, payload, reply=reply, headers=headers):
+        await nc.publish(subject, payload, reply=reply, headers=headers)

@@ -35,6 +35,8 @@ from opolyx_contracts.table import (
     ViewRequest,
 )
 from opolyx_service import get_logger
+from opolyx_service.publishing import queue_publish
+from opolyx_service.replies import safe_reply_subject
 
 from opolyx_table.creation import Creation
 from opolyx_table.jobs import CommandJob, Jobs, SeatJob
@@ -80,7 +82,11 @@ class Handlers:
             task.cancel()
 
     def _answer(self, msg: Msg, body: bytes) -> None:
-        self.spawn(self.jobs.reply(msg, body))
+        """Reply without waiting: queued on the connection at once (a busy instance answers
+        thousands a second), or sent by a task when the connection cannot take it now."""
+        reply = safe_reply_subject(msg)
+        if reply is not None and not queue_publish(self.jobs.nc, reply, body):
+            self.spawn(self.jobs.reply(msg, body))
 
     def on_partition_message(self, msg: Msg) -> None:
         tokens = msg.subject.split(".")
