@@ -9,13 +9,18 @@ import asyncio
 
 import nats.errors
 import pytest
+from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.subjects import LOBBY_CMD
 from opolyx_service.publishing import publish, queue_publish
 from opolyx_testing.nats_server import NatsServer
 
 
-async def test_subscribers_get_what_client_publish_would_send(nats_server: NatsServer) -> None:
+async def _listening(
+    nats_server: NatsServer, expected: int
+) -> tuple[Client, Client, list[Msg], asyncio.Event]:
+    """The lobby role subscribed to `LOBBY_CMD` (what it got, and an event set once it got
+    `expected` messages) and the gateway role to publish there."""
     lobby = await nats_server.connect("lobby")
     gateway = await nats_server.connect("gateway")
     got: list[Msg] = []
@@ -23,11 +28,16 @@ async def test_subscribers_get_what_client_publish_would_send(nats_server: NatsS
 
     async def keep(msg: Msg) -> None:
         got.append(msg)
-        if len(got) == 6:
+        if len(got) == expected:
             done.set()
 
     await lobby.subscribe(LOBBY_CMD, cb=keep)
     await lobby.flush()
+    return lobby, gateway, got, done
+
+
+async def test_subscribers_get_what_client_publish_would_send(nats_server: NatsServer) -> None:
+    lobby, gateway, got, done = await _listening(nats_server, 6)
     inbox = "_INBOX.gateway.test.1"
     headers = {"Nats-Msg-Id": "t-1:17", "Nats-Expected-Last-Subject-Sequence": "42"}
     sent_before = gateway.stats["out_msgs"]
@@ -59,17 +69,7 @@ async def test_subscribers_get_what_client_publish_would_send(nats_server: NatsS
 
 
 async def test_what_nats_py_must_clean_or_refuse_goes_to_it(nats_server: NatsServer) -> None:
-    lobby = await nats_server.connect("lobby")
-    gateway = await nats_server.connect("gateway")
-    got: list[Msg] = []
-    done = asyncio.Event()
-
-    async def keep(msg: Msg) -> None:
-        got.append(msg)
-        done.set()
-
-    await lobby.subscribe(LOBBY_CMD, cb=keep)
-    await lobby.flush()
+    lobby, gateway, got, done = await _listening(nats_server, 1)
     try:
         # nats-py turns line breaks in a value into spaces (no header injection).
         await publish(gateway, LOBBY_CMD, b"a", headers={"X-Note": "one\r\nX-Forged: yes"})
