@@ -61,8 +61,9 @@ typecheck: sync
 	  echo "mypy --strict $$dir"; $(RUN) mypy --strict $$dir || exit 1; done
 	$(RUN) mypy --strict --explicit-package-bases tests
 
-# Libraries, services and the integration tests (real nats-server, PostgreSQL).
-unit: sync pg-deps
+# Libraries, services and the integration tests (real nats-server, PostgreSQL; two gateway
+# tests drive the web client in Chromium, so it is installed first: they skip without it).
+unit: sync pg-deps e2e-deps
 	$(RUN) pytest libs services tests --ignore=tests/e2e --ignore=tests/chart
 
 # The browser tests run in a pytest process of their own: Playwright's sync API keeps an
