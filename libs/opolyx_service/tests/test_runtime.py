@@ -79,9 +79,12 @@ async def test_shutdown_hooks_run_in_reverse_order_even_when_one_fails() -> None
 
 
 def test_stdlib_and_faststream_logs_come_out_as_json_with_trace_ids() -> None:
+    # Before the stream is set up: a provider set already by an earlier test in this
+    # process makes OpenTelemetry warn "Overriding of current TracerProvider", which is
+    # not what this test reads.
+    configure_tracing("table")
     stream = io.StringIO()
     configure_logging("table", "INFO", "json", stream=stream)
-    configure_tracing("table")
     faststream_logger = logging.getLogger("faststream")
     faststream_logger.propagate = False  # FastStream does this itself
     configure_logging("table", "INFO", "json", stream=stream)
