@@ -8,16 +8,19 @@ One nats-server (JetStream on disk, one user per role) and the real `opolyx-chat
 lobby's `rooms` bucket; every member posts `--rate` messages a second, spread evenly
 (100 x 6 x 1/s = 600 posts/s).
 
-- chat (B): a gateway connection sends each post (request to `opolyx.chat.<t>.post`); a
-  second gateway connection follows `opolyx.chat.*.messages` as a gateway does. Latency is
-  from the request's send to the message's arrival: moderation, the membership check, the
-  JetStream write and the fan-out included.
+- chat (B): a gateway connection sends each post (request to `opolyx.chat.<t>.post`) with a
+  request id, as the gateway sends every post; a second gateway connection follows
+  `opolyx.chat.*.messages` as a gateway does. Latency is from the request's send to the
+  message's arrival: moderation, the membership check, the request id's claim (a KV
+  create), the JetStream write and the fan-out included.
+- plain (C): the same posts without a request id (no claim): what the claim costs.
 - raw (A): the same rate and payload size published on a core subject and received by a
   second connection: the floor NATS itself sets on this machine.
 
-Phases alternate A B A B (`--rounds` of each, `--seconds` long); target: chat p99 under
-50 ms. Prints p50/p95/p99 of both sides, the ratios, what chat refused or lost, the chat
-process's CPU and the machine load (os.getloadavg) at start and end.
+Phases alternate A B C A B C (`--rounds` of each, `--seconds` long); target: chat p99
+under 50 ms. Prints p50/p95/p99 of every side, the ratios, what chat refused or lost, the
+chat process's CPU per post on each chat side and the machine load (os.getloadavg) at start
+and end.
 """
 
 from __future__ import annotations
@@ -146,7 +149,13 @@ async def run_phase(
     pending: set[asyncio.Task[None]] = set()
 
     async def post(channel: str, player: str, tag: str) -> None:
-        body = encode(ChatPost(player_id=player, name=player, text=f"{tag} is my move now"))
+        post = ChatPost(
+            player_id=player,
+            name=player,
+            text=f"{tag} is my move now",
+            request_id=f"bench-{tag}" if kind == "chat" else None,
+        )
+        body = encode(post)
         phase.sent[tag] = time.perf_counter()
         try:
             reply = await sender.request(chat_post(channel), body, timeout=5)
@@ -231,28 +240,30 @@ async def main_async(args: argparse.Namespace) -> None:
                 # Warm-up (not counted): the first seconds of posting were seen to be slow.
                 await asyncio.sleep(1.0)
                 await run_phase("chat", gateway, seated, args.rate, args.warmup, Phase(), counter)
-                results: dict[str, list[Phase]] = {"raw": [], "chat": []}
+                results: dict[str, list[Phase]] = {"raw": [], "chat": [], "plain": []}
+                posting_cpu = {"chat": 0.0, "plain": 0.0}
                 nats_pid = server._process.pid if server._process is not None else None
-                cpu_before = cpu_seconds(process.pid)
                 own_before = time.process_time()
                 nats_before = cpu_seconds(nats_pid) if nats_pid else 0.0
                 chat_time = 0.0
                 for _ in range(args.rounds):
-                    for kind, sender in (("raw", admin), ("chat", gateway)):
+                    for kind, sender in (("raw", admin), ("chat", gateway), ("plain", gateway)):
                         phase = Phase()
                         phases["current"] = phase
                         began = time.perf_counter()
+                        phase_cpu = cpu_seconds(process.pid)
                         await run_phase(
                             kind, sender, seated, args.rate, args.seconds, phase, counter
                         )
+                        if kind != "raw":
+                            posting_cpu[kind] += cpu_seconds(process.pid) - phase_cpu
                         if kind == "chat":
                             chat_time += time.perf_counter() - began
                         phases["current"] = None
                         results[kind].append(phase)
-                chat_cpu = cpu_seconds(process.pid) - cpu_before
                 own_cpu = time.process_time() - own_before
                 nats_cpu = cpu_seconds(nats_pid) - nats_before if nats_pid else float("nan")
-                total = chat_time * 2  # both sides' phases together
+                total = chat_time * 3  # every side's phases together
                 for nc in (gateway, follow, raw_in, admin):
                     await nc.drain()
     load_end = os.getloadavg()
@@ -260,24 +271,34 @@ async def main_async(args: argparse.Namespace) -> None:
     print(
         f"opolyx chat benchmark: {args.tables} tables x {args.members} members,"
         f" {args.rate:g} message/s each = {speakers * args.rate:g} posts/s;"
-        f" {args.rounds} rounds of {args.seconds:g} s per side, interleaved raw chat raw chat"
+        f" {args.rounds} rounds of {args.seconds:g} s per side, interleaved raw chat plain ..."
     )
-    for kind in ("raw", "chat"):
+    for kind in ("raw", "chat", "plain"):
         rounds = [percentile([x * 1000 for x in p.latencies], 0.99) for p in results[kind]]
         print(f"  {kind:<5} p99 per round: " + ", ".join(f"{v:.1f} ms" for v in rounds))
     raw = summary("raw", results["raw"])
     chat = summary("chat", results["chat"])
+    plain = summary("plain", results["plain"])
     print(
         f"  ratio chat/raw: p50 {chat[0] / raw[0]:.1f}x  p95 {chat[1] / raw[1]:.1f}x"
         f"  p99 {chat[2] / raw[2]:.1f}x"
+    )
+    print(f"  ratio chat/plain (the request id's claim): p50 {chat[0] / plain[0]:.2f}x")
+    per_post = {
+        kind: 1e6 * posting_cpu[kind] / max(1, sum(len(p.sent) for p in results[kind]))
+        for kind in posting_cpu
+    }
+    print(
+        f"  chat process CPU per post: with request ids {per_post['chat']:.0f} us, without"
+        f" {per_post['plain']:.0f} us ({per_post['chat'] / per_post['plain']:.2f}x)"
     )
     print(
         f"  chat p99 {chat[2]:.1f} ms against a target of 50 ms:"
         f" {'met' if chat[2] < 50 else 'MISSED'}"
     )
     print(
-        f"  CPU (% of one core): chat process {100 * chat_cpu / chat_time:.0f}% during chat"
-        f" phases; over all phases: nats-server {100 * nats_cpu / total:.0f}%,"
+        f"  CPU (% of one core): chat process {100 * posting_cpu['chat'] / chat_time:.0f}%"
+        f" during chat phases; over all phases: nats-server {100 * nats_cpu / total:.0f}%,"
         f" this load generator {100 * own_cpu / total:.0f}%"
     )
     print(
