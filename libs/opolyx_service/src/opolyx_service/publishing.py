@@ -18,21 +18,19 @@ service, 200 bot tables at full speed, 4 interleaved rounds against the commit b
 
 It relies on nats-py internals (pinned in uv.lock): the write buffer (`_pending`,
 `_pending_data_size`, `_max_pending_size`), the flusher (`_flush_queue`, `_flusher_task`),
-`_max_payload` and `stats`. `tests/test_publishing.py` checks the bytes a real nats-server
-delivers, headers included, so an upgrade that changes them fails there.
+`_max_payload`, `stats` and its header-key pattern (`_HEADER_KEY_RE`).
+`tests/test_publishing.py` checks the bytes a real nats-server delivers, headers included,
+so an upgrade that changes them fails there.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 
-from nats.aio.client import Client
+from nats.aio.client import _HEADER_KEY_RE, Client
 
 __all__ = ["publish", "queue_publish"]
 
-_HEADER_KEY = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-"""A header field name (RFC 7230 token), as nats-py accepts it."""
 _checked_keys: set[str] = set()
 _CHECKED_KEYS_LIMIT = 256
 
@@ -43,7 +41,7 @@ def _header_block(headers: dict[str, str]) -> bytes | None:
     parts = [b"NATS/1.0\r\n"]
     for key, value in headers.items():
         if key not in _checked_keys:
-            if not _HEADER_KEY.fullmatch(key):
+            if not _HEADER_KEY_RE.fullmatch(key):  # nats-py's own check, once per key
                 return None
             if len(_checked_keys) < _CHECKED_KEYS_LIMIT:
                 _checked_keys.add(key)
