@@ -54,8 +54,15 @@ def my_pending(page: Page) -> str | None:
     return kind
 
 
+def rolls_again(page: Page) -> bool:
+    """This turn rolled doubles: the roll now pending is the same turn's."""
+    doubles: int = page.evaluate("() => window.opolyx.app.table.view.state.doubles")
+    return doubles > 0
+
+
 def play_a_turn(page: Page) -> None:
-    """Wait for this seat's roll, roll, and answer what follows until the turn passes."""
+    """Wait for this seat's roll, roll, and answer what follows until the turn passes (a
+    roll again after doubles is the same turn: a replay's steps are turns)."""
     poll(
         page,
         "() => { const t = window.opolyx.app.table; const p = t && t.view && t.view.state.pending;"
@@ -64,7 +71,7 @@ def play_a_turn(page: Page) -> None:
     rolled = False
     for _ in range(40):
         kind = my_pending(page)
-        if kind is None or (kind == "roll" and rolled):
+        if kind is None or (kind == "roll" and rolled and not rolls_again(page)):
             return
         button = page.locator(f"#decision [data-cmd={ANSWERS[kind]}]:enabled").first
         if not button.count():
