@@ -50,6 +50,7 @@ from gateway_clients import (
     Player,
     bare_play,
     cpu_seconds,
+    machine_busy_seconds,
     open_socket,
     rss_bytes,
 )
@@ -153,6 +154,10 @@ class Side:
     nats_cpu: dict[str, list[float]] = field(default_factory=dict)
     """CPU of the side's nats-server over the same window."""
     memory_per_socket: list[float] = field(default_factory=list)
+    http_url: str = ""
+    nats_url: str = ""
+    created: int = 0
+    """Players created so far (`Bench.new_players`)."""
 
     @property
     def floor(self) -> bool:
@@ -204,41 +209,50 @@ class Bench:
         gateway = self.spawn(argv, {**env, "OPOLYX_HTTP__PORT": str(port)}, f"{name}-gateway")
         await wait_http(port, ("/readyz", "/health/ready"), gateway)
         side = Side(name, f"ws://127.0.0.1:{port}/ws", gateway, table)
-        await self.setup_players(side, f"http://127.0.0.1:{port}", nats_url)
+        side.http_url, side.nats_url = f"http://127.0.0.1:{port}", nats_url
+        # The paced and capacity phases share these players across rounds (their games go
+        # on); each saturation phase makes players of its own (`saturation`).
+        side.players = await self.new_players(side, self._shared_players())
+        side.tokens = [player.token for player in side.players]
         return side
 
-    async def setup_players(self, side: Side, base: str, nats_url: str) -> None:
+    async def new_players(self, side: Side, count: int) -> list[Player]:
+        """`count` signed-in players (an even number), two to a new Classic table.
+
+        Created when a phase needs them, not all at the start: a table nobody plays for a
+        few minutes moves on by its turn timers (autopilot, bots) and may end, so players
+        created at the start and first used in round 2 found no decision of theirs (0 cmd/s
+        in round 2's saturation, which halved the figure of a full run). Seeds count up per
+        side, so every side plays the same games."""
         import httpx
         import nats
         from opolyx_contracts import subjects
         from opolyx_contracts.table import CreateTable, SeatSpec
 
-        # The paced and capacity phases share the first players; each saturation round has
-        # players of its own after them, at games nobody played before (a seat left by an
-        # earlier phase goes to the autopilot and its timers, and a command chosen from the
-        # last push can then meet a turn that moved on: turn/wrong_phase refusals).
-        count = self._shared_players() + self.args.saturation * self.args.rounds
-        count += count % 2
-        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        async with httpx.AsyncClient(base_url=side.http_url, timeout=30) as http:
             sessions = []
-            for i in range(count):
+            for i in range(side.created, side.created + count):
                 response = await http.post("/api/session", json={"name": f"Bench {i}"})
                 sessions.append(response.json())
-        nc = await nats.connect(nats_url)
-        for i in range(0, count, 2):
-            pair = sessions[i : i + 2]
-            body = CreateTable(
-                mode="classic",
-                seats=[SeatSpec(player_id=s["player_id"], name=s["name"]) for s in pair],
-                seed=i,
-            )
-            msg = await nc.request(subjects.TABLE_CREATE, body.model_dump_json().encode(), 10)
-            reply = json.loads(msg.data)
-            if not reply.get("ok"):
-                raise RuntimeError(f"table creation failed: {reply}")
-            side.players += [Player(s["token"], reply["table_id"]) for s in pair]
-        side.tokens = [s["token"] for s in sessions]
-        await nc.close()
+        players: list[Player] = []
+        nc = await nats.connect(side.nats_url)
+        try:
+            for i in range(0, count, 2):
+                pair = sessions[i : i + 2]
+                body = CreateTable(
+                    mode="classic",
+                    seats=[SeatSpec(player_id=s["player_id"], name=s["name"]) for s in pair],
+                    seed=side.created + i,
+                )
+                msg = await nc.request(subjects.TABLE_CREATE, body.model_dump_json().encode(), 10)
+                reply = json.loads(msg.data)
+                if not reply.get("ok"):
+                    raise RuntimeError(f"table creation failed: {reply}")
+                players += [Player(s["token"], reply["table_id"]) for s in pair]
+        finally:
+            await nc.close()
+        side.created += count
+        return players
 
     # ------------------------------------------------------------- one phase, one side
     async def timed(
@@ -261,6 +275,8 @@ class Bench:
         seconds = self.args.seconds
         stop = time.perf_counter() + seconds
         load_before = os.getloadavg()[0]
+        commands_before = len(figures.latencies)
+        machine_before = machine_busy_seconds()
         cpu_before = cpu_seconds(side.server.pid)
         table_before = cpu_seconds(side.table.pid) if side.table else 0.0
         nats_before = cpu_seconds(side.nats_pid) if side.nats_pid else 0.0
@@ -276,6 +292,19 @@ class Bench:
             nats_cpu = cpu_seconds(side.nats_pid) - nats_before
             side.nats_cpu.setdefault(phase, []).append(nats_cpu)
         self.loads += [load_before, os.getloadavg()[0]]
+        # Progress, per window: the machine's busy CPU beside the side's own shows when
+        # something else (another side's leftovers, another job) shared the cores.
+        machine = machine_busy_seconds() - machine_before
+        own = sum(
+            spent[phase][-1]
+            for spent in (side.cpu, side.client_cpu, side.table_cpu, side.nats_cpu)
+            if phase in spent
+        )
+        print(
+            f"  {(len(figures.latencies) - commands_before) / seconds:,.0f} cmd/s; CPU "
+            f"{machine / seconds:.2f} cores busy, {own / seconds:.2f} of them this side's",
+            flush=True,
+        )
         await asyncio.gather(*tasks)
         gc.unfreeze()
         await gather_limited([partial(close, s) for s in sockets], 200)
@@ -316,10 +345,12 @@ class Bench:
         shared = int(max(self.args.clients, self.args.idle // 20))
         return shared + shared % 2
 
-    async def saturation(self, side: Side, round_no: int) -> None:
-        n = self.args.saturation
-        start = self._shared_players() + round_no * n  # fresh games each round
-        players = side.players[start : start + n]
+    async def saturation(self, side: Side, _round: int) -> None:
+        # Fresh games each round, made now: a seat left by an earlier phase goes to the
+        # autopilot and its timers, and a command chosen from the last push can then meet a
+        # turn that moved on (turn/wrong_phase refusals).
+        n = self.args.saturation + self.args.saturation % 2
+        players = [] if side.floor else await self.new_players(side, n)
         await self.timed(
             side, "saturation", n, self.player_socket(side, players), self.play(side, 0.0)
         )

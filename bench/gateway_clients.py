@@ -31,6 +31,7 @@ __all__ = [
     "Figures",
     "Player",
     "cpu_seconds",
+    "machine_busy_seconds",
     "open_socket",
     "rss_bytes",
 ]
@@ -47,6 +48,13 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy_seconds() -> float:
+    """CPU time all cores of the machine have spent busy so far (Linux /proc/stat)."""
+    ticks = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle and iowait; the rest (guest is inside user) is busy
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_bytes(pid: int) -> int:
