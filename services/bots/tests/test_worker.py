@@ -152,3 +152,56 @@ async def test_a_human_seat_on_autopilot_gets_a_legal_move_and_no_bot_sticker(
     finally:
         await worker.stop()
     assert [r.player_id for r in seen] == ["bot-esme"], "stickers only for a bot's own seat"
+
+
+async def test_a_command_the_table_did_not_run_is_sent_again_and_a_refusal_is_not(
+    nats_server: NatsServer, nc: Client
+) -> None:
+    """`service/busy` and `table/not_owner` mean the command did not run: the worker sends
+    the same command id again after `retry_delay_seconds` (the table's re-ask would come
+    only after seconds). A final refusal (a stale version) is not sent again."""
+    worker = BotWorker(
+        BotsSettings(
+            nats=nats_server.settings_for("bots"),
+            http=HttpSettings(port=-1),
+            bots=BotsSection(retry_delay_seconds=0.05),
+        )
+    )
+    await worker.start()
+    received: list[dict[str, Any]] = []
+    first_answers = {1: "service/busy", 2: "table/not_owner", 3: "command/stale_version"}
+
+    async def table(msg: Msg) -> None:
+        body = json.loads(msg.data)
+        version = body["expected_version"]
+        first = not any(r["expected_version"] == version for r in received)
+        received.append(body)
+        if first:
+            error = {"code": first_answers[version], "message": "not now"}
+            await msg.respond(json.dumps({"v": 1, "ok": False, "error": error}).encode())
+        else:
+            reply = {"v": 1, "ok": True, "seq": version, "version": version, "events": 1}
+            await msg.respond(json.dumps(reply).encode())
+
+    await nc.subscribe("opolyx.table.3.t-1.bot", cb=table)
+    await nc.flush()
+    try:
+        state = new_game("classic", 2, 5, first_seat=0)
+        for version in first_answers:
+            request = request_for(state, 0, version=version)
+            await nc.publish(BOTS_DECIDE, request.model_dump_json().encode())
+        for _ in range(250):
+            if len(received) >= 5:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.3)  # a wrong resend of the refused one would come by now
+    finally:
+        await worker.stop()
+    sent = sorted((r["expected_version"], r["command_id"]) for r in received)
+    assert sent == [
+        (1, "t-1:1:0"),
+        (1, "t-1:1:0"),
+        (2, "t-1:2:0"),
+        (2, "t-1:2:0"),
+        (3, "t-1:3:0"),
+    ]

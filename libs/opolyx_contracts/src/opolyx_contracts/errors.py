@@ -18,6 +18,7 @@ __all__ = [
     "NOT_OWNER",
     "PLAYER_NOT_FOUND",
     "RATE_LIMITED",
+    "RETRY_LATER",
     "SEAT_NOT_YOURS",
     "TABLE_EXISTS",
     "TABLE_FINISHED",
@@ -44,6 +45,10 @@ PLAYER_NOT_FOUND = "player/not_found"
 BUSY = "service/busy"
 """The instance has as many commands in flight as it accepts: retry after a short backoff."""
 INTERNAL = "internal/error"
+
+RETRY_LATER = frozenset({BUSY, NOT_OWNER})
+"""Refusals that mean the command did not run: the sender sends it again, with the same
+command id, after a short backoff (the gateway for a player, the bot worker for a bot)."""
 
 
 class ErrorBody(BaseModel):

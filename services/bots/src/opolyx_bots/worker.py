@@ -10,8 +10,9 @@ consumer `BOTS_CONSUMER` (STACK.md trap 6), one message per short pull. A hung w
 (SIGSTOP) therefore takes nothing new: at most the one message of its last pull, which
 the server hands to another worker after `ack_wait_seconds`. A request is acked once the
 table has answered the command (accepted or refused: a refusal is final, e.g. a stale
-version), nacked for redelivery when the table did not answer, and terminated when it
-cannot be used. The table's re-ask timer stays the safety net behind all of this.
+version), nacked for redelivery when the table did not answer or answered that it did not
+run it now (`service/busy`, `table/not_owner`: `errors.RETRY_LATER`), and terminated when
+it cannot be used. The table's re-ask timer stays the safety net behind all of this.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from faststream.nats.annotations import NatsMessage
 from nats.js.api import AckPolicy as ConsumerAckPolicy
 from nats.js.api import DeliverPolicy, RetentionPolicy, StorageType
 from opolyx_contracts.envelope import ErrorReply, decode, encode, parse_json_object
-from opolyx_contracts.errors import ContractError
+from opolyx_contracts.errors import RETRY_LATER, ContractError
 from opolyx_contracts.game import parse_command
 from opolyx_contracts.lobby import bot_persona
 from opolyx_contracts.subjects import (
@@ -80,7 +81,8 @@ class BotsSection(BaseModel):
     max_deliver: int = Field(default=4, ge=1)
     """Deliveries of one request; after that the table's re-ask sends a new one."""
     retry_delay_seconds: float = Field(default=0.2, ge=0)
-    """Delay before a request whose command went unanswered is delivered again."""
+    """Delay before a request is delivered again whose command went unanswered, or was
+    answered `service/busy` or `table/not_owner` (not run: `errors.RETRY_LATER`)."""
     queue_max_age_seconds: float = Field(default=60.0, gt=0)
     """A request older than this is dropped from the queue (its table has asked again)."""
     queue_max_messages: int = Field(default=100_000, gt=0)
@@ -173,12 +175,13 @@ class BotWorker:
             description="A bot seat must act: one worker pulls the request from the work "
             f"queue `{BOTS_DECISIONS_STREAM}` (durable consumer `{BOTS_CONSUMER}`), picks a "
             "legal command with the seat's style and sends it to the table; acked once the "
-            "table answered, redelivered when it did not. A malformed request is refused "
+            "table answered, redelivered when it did not or answered that it did not run "
+            "the command (`service/busy`, `table/not_owner`). A malformed request is refused "
             "by validation and dropped; the table asks again.",
         )
         async def on_decide(request: DecisionRequest, message: NatsMessage) -> None:
             outcome = await self.handle(request)
-            if outcome == "unanswered":
+            if outcome in ("unanswered", "retry"):
                 await message.nack(delay=section.retry_delay_seconds)
 
         @broker.subscriber(
@@ -238,6 +241,10 @@ class BotWorker:
         except ContractError as exc:
             log.warning("command_reply_malformed", table=request.table_id, error=exc.message)
             return "refused"
+        if error.code in RETRY_LATER:
+            # Nothing ran (an instance at its bound, or a table moving): the same command
+            # id again after `retry_delay_seconds`, not a 3 s wait for the table's re-ask.
+            return "retry"
         log.info(
             "command_refused",
             table=request.table_id,

@@ -42,7 +42,7 @@ from opolyx_contracts.chat import (
 )
 from opolyx_contracts.envelope import ErrorReply as UpstreamError
 from opolyx_contracts.envelope import encode
-from opolyx_contracts.errors import BUSY, NOT_OWNER, UNAVAILABLE
+from opolyx_contracts.errors import RETRY_LATER, UNAVAILABLE
 from opolyx_contracts.game import GameCommand
 from opolyx_contracts.gateway import (
     LobbyRequest,
@@ -73,17 +73,14 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from opolyx_gateway.errors import GatewayError
 
-__all__ = ["BAD_REPLY", "RETRIED_CODES", "RecentCommands", "Upstream", "command_id_for"]
+__all__ = ["BAD_REPLY", "RecentCommands", "Upstream", "command_id_for"]
 
 BAD_REPLY = "upstream/bad_reply"
-RETRIED_CODES = frozenset({BUSY, NOT_OWNER})
-"""Table refusals that mean "not now": retried with backoff within the request timeout
-(as is "no responders", a table between instances)."""
 FIRST_BACKOFF = 0.005
 """Seconds before the first retry; doubled (with jitter) each time."""
 COMMAND_SUBJECTS_REMEMBERED = 10_000
 """Tables whose command subject is kept (past it the memory starts again: a bound)."""
-FORGOTTEN_CODES = frozenset({UNAVAILABLE, BAD_REPLY, *RETRIED_CODES})
+FORGOTTEN_CODES = frozenset({UNAVAILABLE, BAD_REPLY, *RETRY_LATER})
 """Outcomes not remembered for a retry: the retry asks the table again (which knows the
 command id if the first one did reach it)."""
 
@@ -292,7 +289,7 @@ class Upstream:
             if isinstance(reply, CommandAccepted):
                 return TableCmdResult(seq=reply.seq, version=reply.version, events=reply.events)
             code = reply.error.code
-            if code not in RETRIED_CODES or time.monotonic() + backoff > deadline:
+            if code not in RETRY_LATER or time.monotonic() + backoff > deadline:
                 raise GatewayError(code, reply.error.message)
             if self._on_retry is not None:
                 self._on_retry()
