@@ -10,7 +10,12 @@ import json
 from typing import Any
 
 from gateway_builders import FakeLobby, RunningGateway
+from nats.aio.msg import Msg
+from opolyx_contracts import error_reply
+from opolyx_contracts.errors import NOT_OWNER
 from opolyx_contracts.gateway import client_message_adapter
+from opolyx_contracts.subjects import table_seat
+from opolyx_contracts.table import SeatStatus
 from opolyx_gateway.idempotency import changes_something
 
 
@@ -89,6 +94,36 @@ async def test_an_unavailable_lobby_is_asked_again_on_retry(gateway: RunningGate
     await client.send_raw(create)
     assert (await client.reply("m-5"))["ok"]
     assert len(fake.received) == 1
+
+
+async def test_an_autopilot_switch_refused_while_the_table_moves_runs_on_retry(
+    gateway: RunningGateway,
+) -> None:
+    """A table between instances answers `table/not_owner`: the switch did not run, so the
+    client's resend (same id, same message) asks the table again instead of getting the
+    remembered refusal."""
+    received: list[bytes] = []
+
+    async def table(msg: Msg) -> None:
+        received.append(msg.data)
+        if len(received) == 1:
+            reply = error_reply(NOT_OWNER, "the table is moving").model_dump_json()
+        else:
+            reply = SeatStatus(seat=0, away=False, autopilot=True, chosen=True).model_dump_json()
+        await msg.respond(reply.encode())
+
+    await gateway.nc.subscribe(table_seat("t-moving"), cb=table)
+    await gateway.nc.flush()
+    token, _ = await gateway.sign_in()
+    client = await gateway.client(token)
+    switch = json.dumps({"id": "a-1", "type": "table.autopilot", "table": "t-moving", "on": True})
+    await client.send_raw(switch)
+    refused = await client.reply("a-1")
+    assert refused["ok"] is False and refused["error"]["code"] == NOT_OWNER
+    await client.send_raw(switch)
+    answer = await client.reply("a-1")
+    assert answer["ok"] is True, answer
+    assert len(received) == 2
 
 
 def test_which_messages_change_something() -> None:

@@ -11,8 +11,10 @@ change rooms, the autopilot switch, chat posts, mutes, reports and room chat set
 Kept per gateway instance, in memory, bounded by count and by age: a retry reaches the
 same instance while its socket's address is routed there (a gateway that restarted has
 forgotten; the lobby and chat then see the message again). A refusal after which the
-message may not have run ("unavailable", "busy", a gateway failure) is forgotten at once, so
-the retry runs; but "unavailable" is also a request that timed out, which the service may
+message may not have run (`upstream.NOTHING_RAN`: "unavailable", "busy", "not the table's
+owner" while it moves, a gateway failure) is forgotten at once, so the retry runs (the
+service must know a retry of what did run: chat by `request_key`, the lobby by its own
+rules); but "unavailable" is also a request that timed out, which the service may
 have run all the same, slowly. Chat knows such a retry itself: a post and a report carry
 `request_key` (the same for the same player and message, on every gateway instance) as their
 ``request_id``, and chat answers a repeat with the first post or report and stores nothing
@@ -29,7 +31,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
-from opolyx_contracts.errors import BUSY, UNAVAILABLE
+from opolyx_contracts.errors import UNAVAILABLE
 from opolyx_contracts.gateway import (
     ONCE_PER_ID_MESSAGES,
     ChatRoomSettingsRequest,
@@ -40,7 +42,7 @@ from opolyx_contracts.gateway import (
 )
 
 from opolyx_gateway.errors import GatewayError
-from opolyx_gateway.upstream import BAD_REPLY
+from opolyx_gateway.upstream import NOTHING_RAN
 
 __all__ = [
     "CHANGING_TYPES",
@@ -52,9 +54,6 @@ __all__ = [
 
 LOBBY_CHANGES = frozenset({"create", "join", "leave", "add_bot", "remove_bot", "kick", "start"})
 """Lobby actions that change a room (the others only read)."""
-NOTHING_RAN = frozenset({UNAVAILABLE, BUSY, BAD_REPLY})
-"""Refusals after which the message may not have run: a retry asks again (and the service
-must know a retry of what did run: chat by `request_key`, the lobby by its own rules)."""
 
 Dispatch = Callable[[ClientMessage], Awaitable[ReplyResult]]
 

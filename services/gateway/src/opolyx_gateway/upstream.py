@@ -73,16 +73,19 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from opolyx_gateway.errors import GatewayError
 
-__all__ = ["BAD_REPLY", "RecentCommands", "Upstream", "command_id_for"]
+__all__ = ["BAD_REPLY", "NOTHING_RAN", "RecentCommands", "Upstream", "command_id_for"]
 
 BAD_REPLY = "upstream/bad_reply"
 FIRST_BACKOFF = 0.005
 """Seconds before the first retry; doubled (with jitter) each time."""
 COMMAND_SUBJECTS_REMEMBERED = 10_000
 """Tables whose command subject is kept (past it the memory starts again: a bound)."""
-FORGOTTEN_CODES = frozenset({UNAVAILABLE, BAD_REPLY, *RETRY_LATER})
-"""Outcomes not remembered for a retry: the retry asks the table again (which knows the
-command id if the first one did reach it)."""
+NOTHING_RAN = frozenset({UNAVAILABLE, BAD_REPLY, *RETRY_LATER})
+"""Refusals after which the request may not have run, so a retry must ask again rather than
+get the remembered refusal: not answered (or answered unreadably), or answered "not now"
+(`service/busy`, `table/not_owner` while the table moves). Not remembered for a retry of a
+table command (the table knows the command id if the first one reached it) nor of any other
+client message (`idempotency.RecentReplies`)."""
 
 
 def command_id_for(
@@ -237,7 +240,7 @@ class Upstream:
                 table_id, command_id, player_id, command, expected_version
             )
         except GatewayError as exc:
-            if exc.code in FORGOTTEN_CODES:
+            if exc.code in NOTHING_RAN:
                 self.recent.forget(command_id)
             answer.set_exception(exc)
             answer.exception()  # read: a refusal nobody else waited for is no error to log
