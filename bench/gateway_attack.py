@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from opolyx_service import flush_in_order
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gateway_clients import cpu_seconds, open_socket
@@ -223,7 +225,7 @@ async def store_history(nc: Any, events: int) -> int:
         await msg.respond(view.encode())
 
     await nc.subscribe(subjects.table_view(TABLE), cb=answer)
-    await nc.flush()
+    await flush_in_order(nc)
     return seq
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from opolyx_service import flush_in_order
 
 __all__ = [
     "ECHO_SUBJECT",
@@ -358,7 +359,7 @@ async def run_table_stub(nats_url: str) -> None:
     await nc.subscribe(f"{subjects.PREFIX}.table.*.*.view", cb=view)
     await nc.subscribe(f"{subjects.PREFIX}.table.*.*.cmd", cb=command)
     await nc.subscribe(f"{subjects.PREFIX}.table.*.*.seat", cb=seat)
-    await nc.flush()
+    await flush_in_order(nc)
     await asyncio.Event().wait()
 
 

@@ -41,6 +41,7 @@ from faststream.nats import NatsBroker
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.envelope import Message, OkReply
+from opolyx_service import flush_in_order
 from opolyx_service.broker import create_broker, start_broker
 from opolyx_service.direct import subscribe_direct
 from opolyx_service.publishing import publish
@@ -75,7 +76,7 @@ async def plain_responder(nc: Client) -> None:
         await msg.respond(Answer(seq=ask.amount, version=1).model_dump_json().encode())
 
     await nc.subscribe(PLAIN, cb=on_request)
-    await nc.flush()
+    await flush_in_order(nc)
 
 
 def typed_broker(url: str) -> NatsBroker:
@@ -142,7 +143,7 @@ async def delivery_cost(publisher: Client, subject: str, seen: list[int], messag
     for index in range(messages):
         await publisher.publish(subject, BODY)
         if index % 100 == 99:
-            await publisher.flush()  # bounded in flight: no slow-consumer drops
+            await flush_in_order(publisher)  # bounded in flight: no slow-consumer drops
     while seen[0] < messages:
         await asyncio.sleep(0.001)
     return (time.process_time() - cpu) / messages * 1e6
@@ -161,7 +162,7 @@ async def compare_deliveries(url: str, rounds: int, messages: int) -> None:
 
     await receiver.subscribe(f"{DELIVERED}.callback", cb=count)
     await subscribe_direct(receiver, f"{DELIVERED}.direct", count_now)
-    await receiver.flush()
+    await flush_in_order(receiver)
     costs: dict[str, list[float]] = {"callback": [], "direct": []}
     try:
         for index in range(rounds):
@@ -200,7 +201,7 @@ async def publish_cost(nc: Client, fast: bool, headers: bool, messages: int) -> 
         else:
             await nc.publish(DELIVERED, BODY, headers=sent)
         if index % 100 == 99:
-            await nc.flush()
+            await flush_in_order(nc)
     return (time.process_time() - cpu) / messages * 1e6
 
 

@@ -18,6 +18,7 @@ from opolyx_contracts.lobby import bot_persona
 from opolyx_contracts.subjects import CHAT_STREAM_SUBJECTS, GAME_FINISHED
 from opolyx_contracts.table import GameFinished
 from opolyx_lobby.app import LobbyApp
+from opolyx_service import flush_in_order
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 
@@ -58,7 +59,7 @@ async def test_at_the_end_of_a_real_game_the_best_placed_bot_posts_its_goodbye_s
 
     await nc.subscribe(CHAT_STREAM_SUBJECTS, cb=on_chat)
     await nc.subscribe(GAME_FINISHED, cb=on_finished)
-    await nc.flush()
+    await flush_in_order(nc)
 
     created = await lobby_ok(nc, type="create", player_id=HUMAN, name="Hana", mode="blitz", seats=4)
     room_id = created["room"]["room_id"]

@@ -52,6 +52,7 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_contracts.table import GameFinished
 from opolyx_lobby.app import LobbyApp
+from opolyx_service import flush_in_order
 from opolyx_service.settings import HttpSettings
 from opolyx_testing import ServiceProcess, read_stored
 from opolyx_testing.chaos import owner_of, start_service
@@ -133,7 +134,7 @@ async def test_a_game_end_announced_again_after_a_takeover_gets_one_goodbye_stic
 
     await nc.subscribe(GAME_FINISHED, cb=on_finished)
     await nc.subscribe(CHAT_STREAM_SUBJECTS, cb=on_chat)
-    await nc.flush()
+    await flush_in_order(nc)
 
     first = Worker(nats_server)
     await first.worker.start()

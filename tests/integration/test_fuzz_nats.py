@@ -32,6 +32,7 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_contracts.table import DecisionRequest, SeatSpec
 from opolyx_rules import command_to_json, legal_commands, new_game, public_view
+from opolyx_service import flush_in_order
 from opolyx_testing import ServiceProcess, script_path
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.pytest_plugin import ServiceProcesses
@@ -216,7 +217,7 @@ def test_hostile_bodies_get_coded_answers_and_change_no_game(
             await msg.respond(b'{"v": 1, "ok": true, "seq": 1, "version": 1, "events": 1}')
 
         run(admin.subscribe(table_bot_command("fuzz-ok"), cb=fake_table))
-        run(admin.flush())
+        run(flush_in_order(admin))
         run(as_table.publish(BOTS_DECIDE, good_decision_request()))
 
         async def until_answered() -> None:

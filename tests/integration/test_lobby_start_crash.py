@@ -25,6 +25,7 @@ from nats.js.errors import NoKeysError
 from opolyx_contracts.lobby import LobbyCommand, LobbyEvent, lobby_member_events
 from opolyx_contracts.subjects import LOBBY_CMD, TABLE_CREATE, TABLES_BUCKET, table_view
 from opolyx_lobby.starting import START_STEPS
+from opolyx_service import flush_in_order
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 
@@ -161,9 +162,7 @@ async def test_a_lobby_killed_at_any_step_of_a_start_converges_after_restart(
         told.append(LobbyEvent.model_validate_json(msg.data))
 
     await nc.subscribe(lobby_member_events("bob"), cb=on_member_event)
-    await nc.flush()
-    await asyncio.sleep(0)
-    await nc.flush()
+    await flush_in_order(nc)
     restarted = service_processes.start(
         [script_path("opolyx-lobby")], lobby_env(nats_server), name="lobby"
     )
@@ -201,9 +200,7 @@ async def test_issue_scenario_tables_paused_lobby_killed_then_leave_join_and_sta
         create_sent.set()
 
     await nc.subscribe(TABLE_CREATE, cb=on_create)
-    await nc.flush()
-    await asyncio.sleep(0)
-    await nc.flush()
+    await flush_in_order(nc)
 
     os.kill(table.pid, signal.SIGSTOP)
     try:

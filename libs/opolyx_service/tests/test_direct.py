@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from nats.aio.msg import Msg
 from opolyx_contracts.subjects import LOBBY_CMD
-from opolyx_service import subscribe_direct
+from opolyx_service import flush_in_order, subscribe_direct
 from opolyx_testing.nats_server import NatsServer
 
 
@@ -36,11 +36,11 @@ async def test_messages_reach_the_handler_in_order_without_waiting(
         seen.append(msg.data)
 
     sub = await subscribe_direct(lobby, LOBBY_CMD, handler)
-    await lobby.flush()
+    await flush_in_order(lobby)
     try:
         for n in range(500):
             await gateway.publish(LOBBY_CMD, str(n).encode())
-        await gateway.flush()
+        await flush_in_order(gateway)
         await _until(lambda: len(seen) == 500)
         assert seen == [str(n).encode() for n in range(500)]
         assert set(pending_at_delivery) == {0}
@@ -62,11 +62,11 @@ async def test_a_failing_handler_loses_only_its_own_message(nats_server: NatsSer
         seen.append(msg.data)
 
     await subscribe_direct(lobby, LOBBY_CMD, handler)
-    await lobby.flush()
+    await flush_in_order(lobby)
     try:
         for body in (b"1", b"bad", b"2"):
             await gateway.publish(LOBBY_CMD, body)
-        await gateway.flush()
+        await flush_in_order(gateway)
         await _until(lambda: len(seen) == 2)
         assert seen == [b"1", b"2"]
         assert lobby.is_connected
@@ -82,12 +82,12 @@ async def test_a_queue_group_shares_the_messages(nats_server: NatsServer) -> Non
     got: dict[str, list[bytes]] = {"first": [], "second": []}
     await subscribe_direct(first, LOBBY_CMD, lambda m: got["first"].append(m.data), queue="q")
     await subscribe_direct(second, LOBBY_CMD, lambda m: got["second"].append(m.data), queue="q")
-    await first.flush()
-    await second.flush()
+    await flush_in_order(first)
+    await flush_in_order(second)
     try:
         for n in range(200):
             await gateway.publish(LOBBY_CMD, str(n).encode())
-        await gateway.flush()
+        await flush_in_order(gateway)
         await _until(lambda: len(got["first"]) + len(got["second"]) == 200)
         # Each message once, in one member or the other.
         assert sorted(got["first"] + got["second"]) == sorted(str(n).encode() for n in range(200))
@@ -102,17 +102,17 @@ async def test_unsubscribing_stops_delivery(nats_server: NatsServer) -> None:
     gateway = await nats_server.connect("gateway")
     seen: list[bytes] = []
     sub = await subscribe_direct(lobby, LOBBY_CMD, lambda m: seen.append(m.data))
-    await lobby.flush()
+    await flush_in_order(lobby)
     try:
         await gateway.publish(LOBBY_CMD, b"before")
-        await gateway.flush()
+        await flush_in_order(gateway)
         await _until(lambda: seen == [b"before"])
         await sub.unsubscribe()
-        await lobby.flush()
+        await flush_in_order(lobby)
         await gateway.publish(LOBBY_CMD, b"after")
-        await gateway.flush()
+        await flush_in_order(gateway)
         # A round trip through the server after the publish: anything sent would be here.
-        await lobby.flush()
+        await flush_in_order(lobby)
         await asyncio.sleep(0.1)
         assert seen == [b"before"]
     finally:

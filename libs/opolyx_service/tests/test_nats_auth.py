@@ -15,6 +15,7 @@ from faststream.nats.security import NatsUserPassword
 from nats.aio.msg import Msg
 from opolyx_contracts.permissions import ROLES
 from opolyx_contracts.subjects import LOBBY_EVENTS, TABLE_CREATE
+from opolyx_service import flush_in_order
 from opolyx_service.broker import create_broker
 from opolyx_service.connection import connect_nats
 from opolyx_service.nats_auth import (
@@ -116,7 +117,7 @@ async def test_a_service_connects_with_its_user_and_password_file(nats_server: N
             await msg.respond(b'{"ok": true}')
 
         await admin.subscribe(TABLE_CREATE, cb=table)
-        await admin.flush()
+        await flush_in_order(admin)
         reply = await lobby.request(TABLE_CREATE, b"{}", timeout=5)
         assert reply.data == b'{"ok": true}'
         assert reply.subject.startswith("_INBOX.lobby.")
@@ -144,17 +145,17 @@ async def test_a_faststream_broker_connects_as_its_role(nats_server: NatsServer)
 
         await admin.subscribe(LOBBY_EVENTS, cb=collect)
         await admin.subscribe(TABLE_CREATE, cb=table)
-        await admin.flush()
+        await flush_in_order(admin)
         await broker.connect()
         reply = await broker.request(b"{}", TABLE_CREATE, timeout=5)
         assert await reply.decode() == {"ok": True}
         await broker.publish(b"event", LOBBY_EVENTS)
-        await broker.connection.flush()
-        await admin.flush()
+        await flush_in_order(broker.connection)
+        await flush_in_order(admin)
         for _ in range(100):
             if got:
                 break
-            await admin.flush()
+            await flush_in_order(admin)
         assert got == [b"event"]
     finally:
         await broker.stop()
@@ -200,7 +201,7 @@ async def test_tls_settings_reach_a_tls_only_server(tmp_path: Path) -> None:
         try:
             assert nc.is_connected
             await nc.publish("opolyx.lobby.cmd", b"{}")
-            await nc.flush()
+            await flush_in_order(nc)
         finally:
             await nc.close()
         # The server admits no plain-text client: it says so before anything is sent.

@@ -19,6 +19,7 @@ from nats.js.api import StreamConfig
 from nats.js.errors import NoStreamResponseError
 from opolyx_contracts import subjects
 from opolyx_contracts.permissions import ROLES, SERVICE_ROLES, Role
+from opolyx_service import flush_in_order
 from opolyx_testing.nats_server import NatsServer
 
 _VIOLATION = re.compile(r'permissions violation for (publish|subscription) to "([^"]+)"', re.I)
@@ -107,9 +108,7 @@ class Seen:
 async def watch_everything(admin: Client) -> Seen:
     seen = Seen()
     await admin.subscribe(">", cb=seen.collect)
-    await asyncio.sleep(0)
-    await admin.flush()
-    await admin.flush()
+    await flush_in_order(admin)
     return seen
 
 
@@ -129,13 +128,13 @@ async def test_a_role_is_refused_everywhere_its_row_does_not_allow(
             await watched.nc.publish(subject, b"forged")
         for subject in subscribe_denied:
             await watched.nc.subscribe(subject)
-        await watched.nc.flush()
+        await flush_in_order(watched.nc)
         await watched.wait_refusals(
             {("publish", s) for s in publish_denied}
             | {("subscription", s) for s in subscribe_denied}
         )
         # Nothing forged reached anybody (the admin listens to everything).
-        await admin.flush()
+        await flush_in_order(admin)
         assert not set(publish_denied) & set(seen.subjects)
         assert watched.nc.is_connected  # refused, not disconnected: the service keeps working
     finally:
@@ -159,15 +158,13 @@ async def test_a_role_can_publish_and_subscribe_where_its_row_allows(
 
         for subject in own_subscribe:
             await watched.nc.subscribe(subject, cb=collect)
-        await asyncio.sleep(0)
-        await watched.nc.flush()
-        await watched.nc.flush()
+        await flush_in_order(watched.nc)
         for subject in own_publish:
             await watched.nc.publish(subject, b"{}")
         for subject in own_subscribe:
             await admin.publish(subject, b"{}")
-        await watched.nc.flush()
-        await admin.flush()
+        await flush_in_order(watched.nc)
+        await flush_in_order(admin)
         await seen.wait_for(own_publish)
         deadline = asyncio.get_running_loop().time() + 5
         while not set(own_subscribe) <= set(got):
@@ -190,15 +187,13 @@ async def test_requests_and_replies_work_between_roles_through_their_own_inboxes
             await msg.respond(b'{"ok": true}')
 
         await table.subscribe(subjects.table_partition_subjects(3), cb=answer)
-        await asyncio.sleep(0)
-        await table.flush()
-        await table.flush()
+        await flush_in_order(table)
         reply = await gateway.nc.request("opolyx.table.3.t-1.cmd", b"{}", timeout=5)
         assert reply.data == b'{"ok": true}'
         assert reply.subject.startswith("_INBOX.gateway.")
         # Another role cannot listen in on the gateway's replies.
         await bots.nc.subscribe("_INBOX.gateway.>")
-        await bots.nc.flush()
+        await flush_in_order(bots.nc)
         await bots.wait_refusals({("subscription", "_INBOX.gateway.>")})
     finally:
         for nc in (table, gateway.nc, bots.nc):
@@ -233,8 +228,8 @@ async def test_jetstream_streams_and_buckets_obey_the_table(nats_server: NatsSer
         # Nobody but the table writes its buckets or reconfigures and deletes its streams.
         await lobby.nc.publish("$KV.tables.3.t-1", b"forged")
         await gateway.nc.publish("$JS.API.STREAM.DELETE.TABLE_EVENTS", b"")
-        await lobby.nc.flush()
-        await gateway.nc.flush()
+        await flush_in_order(lobby.nc)
+        await flush_in_order(gateway.nc)
         await lobby.wait_refusals({("publish", "$KV.tables.3.t-1")})
         await gateway.wait_refusals({("publish", "$JS.API.STREAM.DELETE.TABLE_EVENTS")})
 

@@ -12,6 +12,7 @@ import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.subjects import LOBBY_CMD
+from opolyx_service import flush_in_order
 from opolyx_service.publishing import publish, queue_publish
 from opolyx_testing.nats_server import NatsServer
 
@@ -32,7 +33,7 @@ async def _listening(
             done.set()
 
     await lobby.subscribe(LOBBY_CMD, cb=keep)
-    await lobby.flush()
+    await flush_in_order(lobby)
     return lobby, gateway, got, done
 
 

@@ -10,7 +10,7 @@ import asyncio
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.subjects import GAME_FINISHED, LOBBY_CMD
-from opolyx_service import ServiceSettings
+from opolyx_service import ServiceSettings, flush_in_order
 from opolyx_service.broker import create_broker, start_broker
 from opolyx_service.replies import REPLY_NOT_INBOX, safe_reply_subject
 from opolyx_testing.http import metric_value
@@ -26,7 +26,7 @@ async def watch(nc: Client, subject: str) -> list[Msg]:
         seen.append(msg)
 
     await nc.subscribe(subject, cb=collect)
-    await nc.flush()
+    await flush_in_order(nc)
     return seen
 
 
@@ -36,7 +36,7 @@ async def forged_then_normal(nc: Client) -> bytes:
     connection, one subscription, messages in order."""
     await nc.publish(LOBBY_CMD, b'{"n": 1}', reply=GAME_FINISHED)
     answer = await nc.request(LOBBY_CMD, b'{"n": 2}', timeout=5)
-    await nc.flush()
+    await flush_in_order(nc)
     return answer.data
 
 
@@ -61,7 +61,7 @@ async def test_a_skeleton_handler_does_not_reply_outside_the_inbox(nats_server: 
             assert await forged_then_normal(gateway) == b'{"n":42}'
         finally:
             await gateway.drain()
-        await admin.flush()
+        await flush_in_order(admin)
         await asyncio.sleep(0.1)  # a stray reply would have to cross the server once more
         assert published == []
         assert handled == [2]  # the forged request was dropped, not handled
@@ -88,14 +88,13 @@ async def test_a_plain_responder_with_safe_reply_subject_does_not_reply_outside_
     try:
         published = await watch(admin, GAME_FINISHED)
         await lobby.subscribe(LOBBY_CMD, queue="lobby", cb=on_request)
-        await lobby.flush()
-        await lobby.flush()
+        await flush_in_order(lobby)
         gateway = await nats_server.connect("gateway")
         try:
             assert await forged_then_normal(gateway) == b"answer"
         finally:
             await gateway.drain()
-        await admin.flush()
+        await flush_in_order(admin)
         await asyncio.sleep(0.1)
         assert published == []
         assert len(answered) == 1 and answered[0].startswith("_INBOX.gateway.")

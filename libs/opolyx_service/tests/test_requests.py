@@ -11,6 +11,7 @@ import nats.errors
 import pytest
 from nats.aio.msg import Msg
 from opolyx_contracts.subjects import LOBBY_CMD
+from opolyx_service import flush_in_order
 from opolyx_service.requests import Requests
 from opolyx_testing.nats_server import NatsServer
 
@@ -29,7 +30,7 @@ async def test_replies_reach_their_own_requests_in_any_order(nats_server: NatsSe
                 await each.respond(b"re:" + each.data)
 
     await lobby.subscribe(LOBBY_CMD, cb=hold_then_answer_backwards)
-    await lobby.flush()
+    await flush_in_order(lobby)
     requests = Requests(gateway)
     try:
         answers = await asyncio.gather(
@@ -72,7 +73,7 @@ async def test_no_answer_in_time_is_a_timeout_and_a_late_answer_is_dropped(
         await msg.respond(b"now")
 
     await lobby.subscribe(LOBBY_CMD, cb=answer)
-    await lobby.flush()
+    await flush_in_order(lobby)
     requests = Requests(gateway, granularity=0.02)
     try:
         with pytest.raises(nats.errors.TimeoutError):
@@ -96,7 +97,7 @@ async def test_headers_go_with_the_request(nats_server: NatsServer) -> None:
         await msg.respond((msg.headers or {}).get("traceparent", "none").encode())
 
     await lobby.subscribe(LOBBY_CMD, cb=echo_header)
-    await lobby.flush()
+    await flush_in_order(lobby)
     requests = Requests(gateway)
     try:
         traced = await requests.request(
@@ -118,7 +119,7 @@ async def test_a_cancelled_request_leaves_nothing_waiting(nats_server: NatsServe
         received.set()
 
     await lobby.subscribe(LOBBY_CMD, cb=never_answer)
-    await lobby.flush()
+    await flush_in_order(lobby)
     requests = Requests(gateway)
     try:
         waiting = asyncio.create_task(requests.request(LOBBY_CMD, b"{}", timeout=30))

@@ -40,6 +40,7 @@ from opolyx_contracts.subjects import (
 from opolyx_contracts.table import DecisionRequest, GameFinished, SeatResult
 from opolyx_lobby.rooms import Member, Room
 from opolyx_rules import new_game, public_view
+from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_kv
 from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import HttpSettings
@@ -272,7 +273,7 @@ async def test_the_worker_hears_a_game_end_and_a_bot_says_goodbye_unless_the_roo
         # the players still at the table keep hearing its channel (the gateway's subscription)
         for table in ("t-1", "t-2"):
             await gateway.subscribe(chat_messages(f"t_{table}"), cb=on_message)
-        await gateway.flush()
+        await flush_in_order(gateway)
         for room_id, table in (("r-1", "t-1"), ("r-2", "t-2")):
             await kv.put(room_id, room(room_id, table).model_dump_json().encode())
         off = ChatSettingsRequest(player_id="alice", room_id="r-2", bot_stickers=False)

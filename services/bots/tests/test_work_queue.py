@@ -22,6 +22,7 @@ from opolyx_contracts.subjects import BOTS_CONSUMER, BOTS_DECIDE, BOTS_DECISIONS
 from opolyx_contracts.table import DecisionRequest
 from opolyx_rules import new_game
 from opolyx_rules.state import State
+from opolyx_service import flush_in_order
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.pytest_plugin import ServiceProcesses
@@ -37,7 +38,7 @@ async def answer_commands(nc: Client, received: list[dict[str, Any]]) -> None:
         )
 
     await nc.subscribe("opolyx.table.3.t-1.bot", cb=table)
-    await nc.flush()
+    await flush_in_order(nc)
 
 
 READY_LIMIT = 60.0
@@ -118,7 +119,7 @@ async def test_a_request_published_while_no_worker_runs_waits_in_the_queue(
     await answer_commands(nc, received)
     state = new_game("classic", 2, 5, first_seat=0)
     await nc.publish(BOTS_DECIDE, request_for(state, 0, version=5).model_dump_json().encode())
-    await nc.flush()
+    await flush_in_order(nc)
     later = service_processes.start([script_path("opolyx-bots")], env, name="bots-later")
     await later.wait_ready(READY_LIMIT)
     await wait_for(lambda: bool(received), timeout=15)

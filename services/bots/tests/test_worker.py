@@ -23,6 +23,7 @@ from opolyx_rules import (
     new_game,
     simple_policy,
 )
+from opolyx_service import flush_in_order
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 
@@ -65,9 +66,7 @@ async def test_two_workers_share_the_queue_and_exactly_one_answers_each_request(
         )
 
     await nc.subscribe("opolyx.table.3.t-1.bot", cb=table)
-    await nc.flush()
-    await asyncio.sleep(0)
-    await nc.flush()
+    await flush_in_order(nc)
     try:
         state = new_game("classic", 2, 5, first_seat=0)
         for attempt in range(1, 11):
@@ -112,9 +111,7 @@ async def test_a_malformed_request_is_dropped_and_the_worker_keeps_serving(
         # no table answers yet: the decision is made, sending it times out quietly
         assert await worker.handle(request_for(state, 0)) == "unanswered"
         await nc.subscribe("opolyx.table.3.t-1.bot", cb=table)
-        await nc.flush()
-        await asyncio.sleep(0)
-        await nc.flush()
+        await flush_in_order(nc)
         await nc.publish(BOTS_DECIDE, b"{broken")
         await nc.publish(BOTS_DECIDE, b'{"v": 1, "table_id": "t"}')
         await nc.publish(BOTS_DECIDE, request_for(state, 0, version=9).model_dump_json().encode())
@@ -184,7 +181,7 @@ async def test_a_command_the_table_did_not_run_is_sent_again_and_a_refusal_is_no
             await msg.respond(json.dumps(reply).encode())
 
     await nc.subscribe("opolyx.table.3.t-1.bot", cb=table)
-    await nc.flush()
+    await flush_in_order(nc)
     try:
         state = new_game("classic", 2, 5, first_seat=0)
         for version in first_answers:

@@ -33,6 +33,7 @@ from opolyx_contracts.subjects import (
     chat_post,
 )
 from opolyx_lobby.rooms import Member
+from opolyx_service import flush_in_order
 from opolyx_service.settings import NatsSettings
 from pydantic import BaseModel
 
@@ -91,7 +92,7 @@ async def test_a_post_is_delivered_once_to_the_channel_and_kept(
 ) -> None:
     delivered: asyncio.Queue[Msg] = asyncio.Queue()
     await gateway.subscribe(chat_messages(TABLE), cb=delivered.put)
-    await gateway.flush()
+    await flush_in_order(gateway)
     sent = await say(gateway, TABLE, "alice", "good luck all")
     got = contract.ChatMessage.model_validate_json(
         (await asyncio.wait_for(delivered.get(), 5)).data
@@ -306,7 +307,7 @@ async def test_markup_is_stored_and_delivered_verbatim_as_text(
     markup = '<img src=x onerror="alert(1)"> &amp; <b>bold</b> <script>x()</script>'
     delivered: asyncio.Queue[Msg] = asyncio.Queue()
     await gateway.subscribe(chat_messages(TABLE), cb=delivered.put)
-    await gateway.flush()
+    await flush_in_order(gateway)
     await say(gateway, TABLE, "alice", markup)
     raw = (await asyncio.wait_for(delivered.get(), 5)).data
     assert json.loads(raw)["text"] == markup
@@ -391,7 +392,7 @@ async def test_a_repeated_post_request_is_answered_with_the_first_post_stored_on
         delivered.append(contract.ChatMessage.model_validate_json(msg.data))
 
     await gateway.subscribe(chat_messages(TABLE), cb=on_message)
-    await gateway.flush()
+    await flush_in_order(gateway)
     first = post("alice", "only once", request_id="req-1")
     posted = await ask(gateway, chat_post(TABLE), first, contract.ChatPosted)
     assert (await ask(gateway, chat_post(TABLE), first, contract.ChatPosted)) == posted
@@ -416,7 +417,7 @@ async def test_a_repeated_post_request_is_answered_with_the_first_post_stored_on
         "only once",
     ]
     assert stored[0] == posted.message
-    await gateway.flush()
+    await flush_in_order(gateway)
     await asyncio.sleep(0.1)
     assert [m.message_id for m in delivered].count(posted.message.message_id) == 1
     # chat knows a request id longer than a client resends, and the stream stores a message

@@ -40,6 +40,7 @@ from opolyx_gateway import create_app
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
 from opolyx_gateway.ws import with_channels
 from opolyx_rules import new_game, public_view
+from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_stream
 from opolyx_service.settings import NatsSettings
 
@@ -75,9 +76,7 @@ class FakeTable:
         await ensure_stream(self.js, subjects.TABLE_EVENTS_STREAM, [subjects.TABLE_EVENTS_SUBJECTS])
         await self.nc.subscribe(subjects.table_command(self.table_id), cb=self._on_command)
         await self.nc.subscribe(subjects.table_view(self.table_id), cb=self._on_view)
-        await self.nc.flush()
-        await asyncio.sleep(0)
-        await self.nc.flush()
+        await flush_in_order(self.nc)
         await self.publish(TurnStarted(seat=0, round=1, deadline=75.0))
         return self
 
@@ -190,9 +189,7 @@ class FakeLobby:
 
     async def start(self) -> FakeLobby:
         await self.nc.subscribe(subjects.LOBBY_CMD, cb=self._on_request)
-        await self.nc.flush()
-        await asyncio.sleep(0)
-        await self.nc.flush()
+        await flush_in_order(self.nc)
         return self
 
     async def _on_request(self, msg: Msg) -> None:

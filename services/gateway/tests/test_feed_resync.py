@@ -32,6 +32,7 @@ from opolyx_contracts.table import (
 from opolyx_gateway import feed as feed_module
 from opolyx_gateway.feed import TableFeed
 from opolyx_rules import new_game, public_view
+from opolyx_service import flush_in_order
 from opolyx_testing.nats_server import NatsServer
 
 DELAY = 0.5
@@ -71,7 +72,7 @@ class Table:
             at=time.time(),
         )
         await self.nc.publish(subjects.table_update(TABLE), update.model_dump_json().encode())
-        await self.nc.flush()
+        await flush_in_order(self.nc)
 
     async def table_view(self, table_id: str, seat: int | None) -> TableView:
         self.views_asked += 1

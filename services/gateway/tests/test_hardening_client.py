@@ -16,6 +16,7 @@ from gateway_builders import RunningGateway, gateway_settings, serve_gateway
 from nats.aio.msg import Msg
 from opolyx_contracts import subjects
 from opolyx_contracts.table import CommandAccepted, TableCommand
+from opolyx_service import flush_in_order
 from opolyx_testing.nats_server import NatsServer
 from playwright.async_api import Page, async_playwright
 
@@ -103,7 +104,7 @@ async def test_a_command_cut_short_by_a_reconnect_is_sent_again_and_runs_once(
             )
 
         await gw.nc.subscribe(subjects.table_command("t-slow"), cb=slow_table)
-        await gw.nc.flush()
+        await flush_in_order(gw.nc)
         async with open_page(gw) as page:
             await page.evaluate(
                 """() => {

@@ -17,6 +17,7 @@ from opolyx_contracts.gateway import client_message_adapter
 from opolyx_contracts.subjects import table_seat
 from opolyx_contracts.table import SeatStatus
 from opolyx_gateway.idempotency import changes_something
+from opolyx_service import flush_in_order
 
 
 def lobby_msg(msg_id: str, action: str, **fields: Any) -> str:
@@ -113,7 +114,7 @@ async def test_an_autopilot_switch_refused_while_the_table_moves_runs_on_retry(
         await msg.respond(reply.encode())
 
     await gateway.nc.subscribe(table_seat("t-moving"), cb=table)
-    await gateway.nc.flush()
+    await flush_in_order(gateway.nc)
     token, _ = await gateway.sign_in()
     client = await gateway.client(token)
     switch = json.dumps({"id": "a-1", "type": "table.autopilot", "table": "t-moving", "on": True})

@@ -18,6 +18,7 @@ from opolyx_contracts.replay import PAST_GAMES, PastGame, PastGamesReply, PastGa
 from opolyx_contracts.table import TableEvents, event_message_id
 from opolyx_gateway.replays import PAGE_SIZE
 from opolyx_rules.fairness import verify_replay
+from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_stream
 from opolyx_testing.recorded_games import RecordedGame, record_game
 
@@ -166,7 +167,7 @@ async def test_play_from_here_asks_the_lobby_for_a_practice_game_as_the_signed_i
         await msg.respond(encode(LobbyReply(room=room, table_id="t-practice")))
 
     await gateway.nc.subscribe(subjects.LOBBY_CMD, cb=lobby)
-    await gateway.nc.flush()
+    await flush_in_order(gateway.nc)
     anonymous = await gateway.http.post("/api/replays/t-fork/fork", json={"step": 3})
     assert anonymous.status_code == 401 and not asked
     token, player = await gateway.sign_in("Forker")
@@ -215,7 +216,7 @@ async def test_past_games_come_from_progression_with_their_replay_links(
         await msg.respond(encode(reply))
 
     await gateway.nc.subscribe(PAST_GAMES, cb=progression)
-    await gateway.nc.flush()
+    await flush_in_order(gateway.nc)
     token, player = await gateway.sign_in("Historian")
     refused = await gateway.http.get(f"/api/players/{player}/games")
     assert refused.status_code == 401

@@ -17,6 +17,7 @@ from opolyx_contracts.subjects import table_seat
 from opolyx_contracts.table import SeatStatus
 from opolyx_gateway import seat_presence
 from opolyx_gateway.seat_presence import SeatPresenceReports
+from opolyx_service import flush_in_order
 from opolyx_testing.nats_server import NatsServer
 
 TABLE = "t-presence"
@@ -32,7 +33,7 @@ async def fake_table(nc: Client, received: list[dict[str, Any]]) -> None:
         await msg.respond(status.model_dump_json().encode())
 
     await nc.subscribe(table_seat(TABLE), cb=answer)
-    await nc.flush()
+    await flush_in_order(nc)
 
 
 async def until(predicate: Any, timeout: float = 5) -> None:

@@ -24,6 +24,7 @@ from opolyx_contracts.subjects import (
 from opolyx_contracts.table import GameFinished, SeatOut, SeatResult, TableCreated
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.store import Claim
+from opolyx_service import flush_in_order
 
 LobbyFactory = Callable[..., Awaitable[LobbyApp]]
 
@@ -185,7 +186,7 @@ async def test_bots_fill_a_waiting_public_room_and_make_way_for_humans(
         events.append(json.loads(msg.data))
 
     await nc.subscribe(LOBBY_EVENTS, cb=on_event)
-    await nc.flush()
+    await flush_in_order(nc)
     public = (await create(nc, "alice", seats=4))["room"]["room_id"]
     private = (await create(nc, "bob", seats=4, public=False))["room"]["room_id"]
     room: dict[str, Any] = {}
@@ -250,9 +251,7 @@ async def fake_table_service(nc: Client, seen: list[dict[str, Any]]) -> None:
         await msg.respond(encode(created))
 
     await nc.subscribe(TABLE_CREATE, cb=on_create)
-    await nc.flush()
-    await asyncio.sleep(0)
-    await nc.flush()
+    await flush_in_order(nc)
 
 
 def finished_event(table_id: str, room_id: str, players: list[tuple[str, bool]]) -> bytes:
@@ -372,7 +371,7 @@ async def test_start_asks_progression_for_boosts(lobby_factory: LobbyFactory, nc
         await msg.respond(encode(BoostsReply(boosts=boosts)))
 
     await nc.subscribe("opolyx.progression.boosts", cb=on_boosts)
-    await nc.flush()
+    await flush_in_order(nc)
     room_id = (await create(nc, "alice", seats=2))["room"]["room_id"]
     await lobby_cmd(nc, type="add_bot", player_id="alice", room_id=room_id)
     assert (await lobby_cmd(nc, type="start", player_id="alice", room_id=room_id))["ok"]
@@ -391,12 +390,12 @@ async def test_a_command_replying_outside_the_inbox_is_dropped_not_answered(
         published.append(msg)
 
     await nc.subscribe(GAME_FINISHED, cb=collect)
-    await nc.flush()
+    await flush_in_order(nc)
     forged = LobbyCommand(type="create", player_id="alice", name="Alice", mode="classic", seats=2)
     await nc.publish(LOBBY_CMD, encode(forged), reply=GAME_FINISHED)
     # Answered in order on one subscription: once "mine" is answered the forged one was seen.
     mine = await lobby_cmd(nc, type="mine", player_id="alice")
-    await nc.flush()
+    await flush_in_order(nc)
     await asyncio.sleep(0.1)  # a stray reply would have to cross the server once more
     assert published == []
     assert mine["room"] is None  # dropped unhandled: no room was created
@@ -535,9 +534,7 @@ async def test_private_room_events_reach_only_its_members(
             got.append(LobbyEvent.model_validate_json(msg.data))
 
         await nc.subscribe(lobby_member_events(player), cb=on_member)
-    await nc.flush()
-    await asyncio.sleep(0)
-    await nc.flush()
+    await flush_in_order(nc)
     created = await create(nc, "alice", seats=3, public=False)
     room_id, code = created["room"]["room_id"], created["invite_code"]
     await lobby_cmd(nc, type="join", player_id="bob", room_id=room_id, invite_code=code)

@@ -11,6 +11,7 @@ from typing import Any
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.subjects import GAME_FINISHED, LOBBY_EVENTS
+from opolyx_service import flush_in_order
 from test_lobby_nats import (
     LobbyFactory,
     create,
@@ -66,7 +67,7 @@ async def test_a_room_bots_filled_and_nobody_started_closes_and_frees_its_creato
         events.append(json.loads(msg.data))
 
     await nc.subscribe(LOBBY_EVENTS, cb=on_event)
-    await nc.flush()
+    await flush_in_order(nc)
     room_id = (await create(nc, "alice", seats=3))["room"]["room_id"]
     private = (await create(nc, "bob", seats=3, public=False))["room"]["room_id"]
     filled_at = None

@@ -28,6 +28,7 @@ from opolyx_contracts.subjects import (
 from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_progression.app import ProgressionApp
 from opolyx_progression.settings import ProgressionSection, ProgressionSettings
+from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_stream
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.replies import REPLY_NOT_INBOX
@@ -338,7 +339,7 @@ async def test_a_query_replying_outside_the_inbox_is_dropped_not_answered(
         published.append(msg.data)
 
     await admin.subscribe(GAME_FINISHED, cb=collect)
-    await admin.flush()
+    await flush_in_order(admin)
     lobby = await nats_server.connect("lobby")
     try:
         forged = contract.BoostsRequest(players=["ann"], table_id="g9")
@@ -348,7 +349,7 @@ async def test_a_query_replying_outside_the_inbox_is_dropped_not_answered(
         await ask(lobby, contract.BOOSTS, normal, contract.BoostsReply)
     finally:
         await lobby.drain()
-    await admin.flush()
+    await flush_in_order(admin)
     await asyncio.sleep(0.1)  # a stray reply would have to cross the server once more
     assert published == []
     assert app.metrics is not None

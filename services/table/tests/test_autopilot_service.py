@@ -32,6 +32,7 @@ from opolyx_contracts.table import (
     TableCreated,
     TableEvents,
 )
+from opolyx_service import flush_in_order
 from opolyx_table import core, pace
 from opolyx_table.instance import TableInstance
 from opolyx_testing import NatsServer
@@ -104,7 +105,7 @@ class Asks:
 async def asks(client_nc: Client) -> AsyncIterator[Asks]:
     found = Asks()
     sub = await client_nc.subscribe(BOTS_DECIDE, cb=found.on_msg)
-    await client_nc.flush()
+    await flush_in_order(client_nc)
     yield found
     await sub.unsubscribe()
 

@@ -26,7 +26,7 @@ from opolyx_contracts.subjects import (
     table_update,
 )
 from opolyx_contracts.table import SeatSpec, TableCommand, TableEvents, TableUpdate
-from opolyx_service import configure_tracing
+from opolyx_service import configure_tracing, flush_in_order
 from opolyx_table.instance import TableInstance
 from opolyx_table.jobs import CommandJob
 from opolyx_table.results import replay_lines
@@ -226,8 +226,7 @@ async def test_nothing_players_receive_contains_the_seed_or_rng(
         requests.append(msg.data)
 
     sub = await client_nc.subscribe("opolyx.bots.decide", cb=listen)
-    await client_nc.flush()
-    await client_nc.flush()
+    await flush_in_order(client_nc)
     created = await client.create("classic", [*_humans(1), *_bots(1)], seed=seed)
     bots_subject = table_bot_command(created.table_id)
     view = await _current(client, created.table_id)
@@ -455,7 +454,7 @@ async def test_a_stale_second_writer_is_fenced_off_and_the_history_stays_linear(
             replies.put_nowait(msg.data)
 
         await client_nc.subscribe(inbox, cb=on_reply)
-        await client_nc.flush()
+        await flush_in_order(client_nc)
         msg = Msg(zombie_nc, subject="x", reply=inbox, data=request.model_dump_json().encode())
         zombie.jobs.in_flight += 1
         zombie.jobs.enqueue(stale, CommandJob(msg, request, time.perf_counter()))
@@ -526,8 +525,7 @@ async def test_every_stored_batch_is_published_as_an_update_with_view_and_decisi
 
     table_id = "watched-table"
     sub = await client_nc.subscribe(table_update(table_id), cb=collect)
-    await client_nc.flush()
-    await client_nc.flush()
+    await flush_in_order(client_nc)
     created = await client.create("classic", _humans(2), seed=61, table_id=table_id)
     await _play(client, created.table_id, 6, "w")
     await asyncio.sleep(0.3)
@@ -645,7 +643,7 @@ async def test_a_command_naming_a_non_inbox_reply_subject_gets_no_reply_publishe
         published.append(msg)
 
     await client_nc.subscribe(forged_target, cb=collect)
-    await client_nc.flush()
+    await flush_in_order(client_nc)
     body = TableCommand(
         command_id="forged-reply",
         player_id=f"p{seat}",
@@ -657,7 +655,7 @@ async def test_a_command_naming_a_non_inbox_reply_subject_gets_no_reply_publishe
     # The same command id asked normally afterwards is answered: the forged one was handled
     # first (one connection, one subscription, in order) and its reply went nowhere.
     answer = await client.command(created.table_id, f"p{seat}", {"type": "roll"}, "forged-reply")
-    await client_nc.flush()
+    await flush_in_order(client_nc)
     assert answer["ok"], answer
     assert published == []
     create_reply = await client_nc.request(

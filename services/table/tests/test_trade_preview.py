@@ -13,6 +13,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts.subjects import table_trade_preview, table_update
 from opolyx_contracts.table import SeatSpec, TableUpdate, TradePreview
+from opolyx_service import flush_in_order
 from opolyx_table.instance import TableInstance
 from opolyx_testing import NatsServer
 from opolyx_testing.table_client import TableClient
@@ -88,7 +89,7 @@ async def test_updates_and_views_carry_every_seats_net_worth(
 
     table_id = "worth-table"
     sub = await client_nc.subscribe(table_update(table_id), cb=collect)
-    await client_nc.flush()
+    await flush_in_order(client_nc)
     seats = [SeatSpec(player_id="ann"), SeatSpec(player_id="bob")]
     await client.create("classic", seats, seed=8, table_id=table_id)
     view = await client.view(table_id)

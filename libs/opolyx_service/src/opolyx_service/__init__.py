@@ -16,6 +16,7 @@ from opolyx_service.connection import (
 )
 from opolyx_service.direct import subscribe_direct
 from opolyx_service.errors import ContractError, error_body, error_reply_for
+from opolyx_service.flushing import flush_in_order
 from opolyx_service.health import (
     LIVENESS_PATH,
     METRICS_PATH,
@@ -76,6 +77,7 @@ __all__ = [
     "error_body",
     "error_reply_for",
     "extracted_context",
+    "flush_in_order",
     "get_logger",
     "inject_headers",
     "nats_connect_options",

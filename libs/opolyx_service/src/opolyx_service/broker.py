@@ -19,7 +19,6 @@ FastStream costs about 4x plain nats-py per request (STACK.md); a measured hot p
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -34,6 +33,7 @@ from prometheus_client import CollectorRegistry
 
 from opolyx_service.connection import nats_connect_options, wait_until_reachable
 from opolyx_service.errors import error_body
+from opolyx_service.flushing import flush_in_order
 from opolyx_service.logs import get_logger
 from opolyx_service.metrics import connect_attempts, handler_errors
 from opolyx_service.nats_auth import CLIENT_AUTH_OPTIONS, broker_options
@@ -127,9 +127,7 @@ def create_broker(
 
 async def start_broker(broker: NatsBroker) -> None:
     """Start the handlers (waiting for NATS first, see `ServiceBroker`) and make sure the
-    server knows every subscription before returning: a single flush can be overtaken by a
-    SUB (STACK.md trap 1), so yield, then flush twice."""
+    server knows every subscription before returning (`flush_in_order`: nats-py's own flush
+    can return before the server has read the SUBs)."""
     await broker.start()
-    await asyncio.sleep(0)
-    await broker.connection.flush()
-    await broker.connection.flush()
+    await flush_in_order(broker.connection)

@@ -30,6 +30,7 @@ from opolyx_contracts.subjects import (
     PREFIX,
     TABLE_CREATE,
 )
+from opolyx_service import flush_in_order
 
 __all__ = ["Largest", "PayloadMonitor", "message_kind"]
 
@@ -92,7 +93,7 @@ class PayloadMonitor:
         monitor._sub = await nc.subscribe(
             ">", cb=monitor._on_message, pending_msgs_limit=0, pending_bytes_limit=0
         )
-        await nc.flush()
+        await flush_in_order(nc)
         return monitor
 
     @property

@@ -32,6 +32,7 @@ from opolyx_contracts.game import GameCommand, parse_command
 from opolyx_contracts.subjects import BOTS_DECIDE, table_update
 from opolyx_contracts.table import DecisionRequest, SeatSpec, TableCommand, TableUpdate
 from opolyx_rules import Command, State, awaiting, command_to_json, simple_policy, state_from_json
+from opolyx_service import flush_in_order
 
 from opolyx_testing.table_client import TableClient
 
@@ -83,8 +84,8 @@ class SeatDriver:
             await watch.subscribe(table_update(self.table_id), cb=on_update),
             await decisions.subscribe(BOTS_DECIDE, cb=on_decision),
         ]
-        await watch.flush()
-        await decisions.flush()
+        await flush_in_order(watch)
+        await flush_in_order(decisions)
         try:
             return await self._play(updates, time.monotonic() + timeout)
         finally:

@@ -51,6 +51,7 @@ from opolyx_contracts.table import (
 )
 from opolyx_rules import command_to_json, state_from_json
 from opolyx_rules import simple_policy as rules_simple_policy
+from opolyx_service import flush_in_order
 
 from opolyx_testing.streams import read_stored
 
@@ -196,7 +197,7 @@ class BotSeats:
 
     async def __aenter__(self) -> BotSeats:
         self._sub = await self.nc.subscribe(BOTS_DECIDE, queue=BOTS_QUEUE, cb=self._on_request)
-        await self.nc.flush()
+        await flush_in_order(self.nc)
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -19,6 +19,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opolyx_contracts.envelope import encode, error_reply
 from opolyx_contracts.errors import BUSY
+from opolyx_service import flush_in_order
 from opolyx_service.logs import get_logger
 from opolyx_service.operator import OperatorServer
 from opolyx_service.replies import safe_reply_subject
@@ -85,10 +86,8 @@ class ChatApp:
 
         for subject in REQUEST_SUBJECTS:
             self._subs.append(await nc.subscribe(subject, queue=QUEUE, cb=on_request))
-        # A single flush can be overtaken by the SUB (STACK.md trap 1).
-        await asyncio.sleep(0)
-        await nc.flush()
-        await nc.flush()
+        # The server has our subscriptions before we call ourselves ready.
+        await flush_in_order(nc)
         if self.section.operator.port >= 0:
             self.operator = operator_server(store, self.section.operator)
             await self.operator.start()

@@ -54,6 +54,7 @@ from opolyx_contracts.subjects import (
     ROOMS_BUCKET,
     chat_post,
 )
+from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_kv
 from opolyx_testing.nats_server import NatsServer, start_nats_server
 
@@ -183,7 +184,7 @@ async def run_phase(
             task.add_done_callback(pending.discard)
         n += 1
     await asyncio.gather(*pending)
-    await sender.flush()
+    await flush_in_order(sender)
     await asyncio.sleep(0.5)  # the last deliveries
 
 
@@ -234,8 +235,8 @@ async def main_async(args: argparse.Namespace) -> None:
                 cb = follower(phases)
                 await follow.subscribe(CHAT_STREAM_SUBJECTS, cb=cb)  # type: ignore[arg-type]
                 await raw_in.subscribe(RAW_SUBJECT, cb=cb)  # type: ignore[arg-type]
-                await follow.flush()
-                await raw_in.flush()
+                await flush_in_order(follow)
+                await flush_in_order(raw_in)
                 counter = [0]
                 # Warm-up (not counted): the first seconds of posting were seen to be slow.
                 await asyncio.sleep(1.0)

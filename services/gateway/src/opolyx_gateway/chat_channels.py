@@ -37,6 +37,7 @@ from opolyx_contracts.gateway import (
     ChatRoomSettingsResult,
     ChatWatchResult,
 )
+from opolyx_service import flush_in_order
 from pydantic import ValidationError
 
 from opolyx_gateway.errors import GatewayError
@@ -99,7 +100,7 @@ class ChatChannels:
                         subjects.chat_messages(token), cb=self._relay
                     )
                     # live on the server before the history is read: nothing falls between
-                    await self.nc.flush()
+                    await flush_in_order(self.nc)
             if player_id not in self.mutes:
                 self.mutes[player_id] = await self._mutes_of(player_id)
             history = await self.upstream.chat_history(token, player_id)

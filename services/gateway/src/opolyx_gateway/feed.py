@@ -35,6 +35,7 @@ from opolyx_contracts import subjects
 from opolyx_contracts.errors import UNAVAILABLE
 from opolyx_contracts.gateway import TableSeat, TableStatePush, TableWatchResult
 from opolyx_contracts.table import TableEvents, TableUpdate, TableView
+from opolyx_service import flush_in_order
 from pydantic import ValidationError
 
 from opolyx_gateway.errors import GatewayError
@@ -138,8 +139,7 @@ class TableFeed:
             self._sub = await self._nc.subscribe(
                 subjects.table_update(self.table_id), cb=self._on_update
             )
-            await asyncio.sleep(0)  # the SUB must be on the wire before the first view request
-            await self._nc.flush()
+            await flush_in_order(self._nc)
 
     async def _on_update(self, msg: Msg) -> None:
         try:

@@ -27,6 +27,7 @@ from opolyx_contracts.lobby import (
     member_token,
 )
 from opolyx_contracts.table import TableEvents
+from opolyx_service import flush_in_order
 from pydantic import ValidationError
 
 from opolyx_gateway.chat_channels import ChatChannels
@@ -77,8 +78,7 @@ class Hub:
             await self.nc.subscribe(subjects.LOBBY_EVENTS, cb=self._on_public_room),
             await self.nc.subscribe(LOBBY_MEMBER_EVENTS_WILDCARD, cb=self._on_member_event),
         ]
-        await asyncio.sleep(0)
-        await self.nc.flush()
+        await flush_in_order(self.nc)
 
     async def stop(self) -> None:
         await self.seat_presence.stop()

@@ -21,6 +21,7 @@ from opolyx_contracts.envelope import decode, encode, error_reply
 from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, UNAVAILABLE, ContractError
 from opolyx_contracts.lobby import MAX_LOBBY_COMMAND_BYTES, LobbyCommand
 from opolyx_contracts.subjects import GAMES_STREAM, GAMES_STREAM_SUBJECTS, LOBBY_CMD
+from opolyx_service import flush_in_order
 from opolyx_service.broker import create_broker
 from opolyx_service.connection import create_stream_if_missing
 from opolyx_service.logs import get_logger
@@ -96,11 +97,9 @@ class LobbyApp:
             config=ConsumerConfig(ack_wait=30, max_deliver=20),
         )
         await self.broker.start()
-        # Make sure the server has our subscriptions before we call ourselves ready
-        # (a single flush can be overtaken by the SUB, losing an early publish).
-        await asyncio.sleep(0)
-        await nc.flush()
-        await nc.flush()
+        # The server has our subscriptions before we call ourselves ready (else an early
+        # publish is lost).
+        await flush_in_order(nc)
         self._stop.clear()
         self._tasks = [
             asyncio.create_task(self.lobby.run_background(self._stop)),

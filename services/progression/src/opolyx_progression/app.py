@@ -20,6 +20,7 @@ import time
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from opolyx_service import flush_in_order
 from opolyx_service.logs import get_logger
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.operator import OperatorServer
@@ -101,10 +102,8 @@ class ProgressionApp:
 
         for subject in queries.subjects:
             self._subs.append(await nc.subscribe(subject, queue=QUEUE, cb=on_request))
-        # A single flush can be overtaken by the SUB (STACK.md trap 1).
-        await asyncio.sleep(0)
-        await nc.flush()
-        await nc.flush()
+        # The server has our subscriptions before we call ourselves ready.
+        await flush_in_order(nc)
         if self.section.operator.port >= 0:
             self.operator = operator_server(engine, self.section.operator)
             await self.operator.start()

@@ -48,6 +48,7 @@ from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
 from opolyx_contracts.subjects import BOTS_DECIDE, BOTS_QUEUE, TABLE_CREATE
 from opolyx_contracts.table import CreateTable, SeatSpec
+from opolyx_service import flush_in_order
 
 REPO = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(REPO / "bench"))
@@ -161,7 +162,7 @@ async def serve_echo(url: str) -> None:
 
     await nc.subscribe(ECHO_SUBJECT, cb=echo)
     await nc.subscribe(DURABLE_SUBJECT, cb=durable)
-    await nc.flush()
+    await flush_in_order(nc)
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
@@ -224,7 +225,7 @@ class BotDriver:
 
     async def start(self) -> None:
         await self.nc.subscribe(BOTS_DECIDE, queue=BOTS_QUEUE, cb=self._on_request)
-        await self.nc.flush()
+        await flush_in_order(self.nc)
 
     async def _on_request(self, msg: Msg) -> None:
         task = asyncio.create_task(self._answer(msg))

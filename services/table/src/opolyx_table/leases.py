@@ -43,7 +43,7 @@ from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError, NoKeysError
 from nats.js.kv import KeyValue
 from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_instance_alive
-from opolyx_service import ensure_kv, get_logger
+from opolyx_service import ensure_kv, flush_in_order, get_logger
 from opolyx_service.tasks import cancel_and_wait
 
 __all__ = ["LeaseKeeper", "PartitionLeases"]
@@ -366,7 +366,7 @@ class LeaseKeeper:
 
         # Answering before the presence key exists: a peer that sees the key can ask.
         await self._nc.subscribe(table_instance_alive(self._instance), cb=answer)
-        await self._nc.flush()
+        await flush_in_order(self._nc)
         await ensure_kv(
             self._nc.jetstream(timeout=5.0),
             TABLE_LEASES_BUCKET,

@@ -20,7 +20,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opolyx_contracts.subjects import table_partition_subjects
 from opolyx_contracts.table import AutopilotChanged, SeedRevealed, TableCreatedEvent, TableEvents
-from opolyx_service import get_logger, subscribe_direct
+from opolyx_service import flush_in_order, get_logger, subscribe_direct
 from opolyx_service.metrics import counter, gauge
 from prometheus_client import CollectorRegistry
 
@@ -90,7 +90,7 @@ class Partitions:
         )
         # The server must have the subscription before this instance says it serves the
         # partition (a request racing a fresh SUB can see "no responders").
-        await self.nc.flush()
+        await flush_in_order(self.nc)
         self._m_partitions.set(len(self.subs))
         log.info("partition_loaded", partition=partition, tables=loaded)
 
