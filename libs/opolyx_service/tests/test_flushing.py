@@ -73,8 +73,7 @@ class Relay:
 
 async def connect_through(relay: Relay, nats_server: NatsServer) -> Client:
     direct = nats_server.url_for("lobby")
-    port = nats_server.plain_url.rsplit(":", 1)[1]
-    settings = NatsSettings(url=direct.replace(f":{port}", f":{relay.port}"))
+    settings = NatsSettings(url=direct.replace(f":{relay.upstream_port}", f":{relay.port}"))
     return await nats.connect(servers=settings.servers, **connect_options(settings))
 
 
