@@ -30,7 +30,6 @@ import json
 import os
 import pstats
 import random
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -45,15 +44,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from baseline import BASELINE_COMMIT, baseline_env, current_env
-from gateway_clients import (
-    Figures,
-    Player,
-    bare_play,
-    cpu_seconds,
-    machine_busy_seconds,
-    open_socket,
-    rss_bytes,
-)
+from gateway_clients import Figures, Player, bare_play, open_socket
+from opolyx_testing.measuring import cpu_seconds, machine_busy_seconds, rss_bytes
+from opolyx_testing.ports import free_port
 
 SCRIPTS = Path(sysconfig.get_path("scripts"))
 CLIENTS_MODULE = Path(__file__).resolve().parent / "gateway_clients.py"
@@ -87,12 +80,6 @@ SERVER_ENV = {
     # every bench client connects from 127.0.0.1 (sides without the cap ignore the setting)
     "OPOLYX_GATEWAY__MAX_SOCKETS_PER_ADDRESS": "1000000",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def wait_http(port: int, paths: tuple[str, ...], proc: subprocess.Popen[bytes]) -> None:

@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,18 +39,14 @@ from opolyx_service import flush_in_order
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gateway_clients import cpu_seconds, open_socket
+from gateway_clients import open_socket
+from opolyx_testing.measuring import cpu_seconds
+from opolyx_testing.ports import free_port
 
 SCRIPTS = Path(sysconfig.get_path("scripts"))
 TABLE = "attacked"
 PING_EVERY = 0.1
 FLOOD_RATE = 1000
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

@@ -16,54 +16,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import statistics
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import orjson
 from opolyx_service import flush_in_order
+from opolyx_testing.measuring import percentile
 
 __all__ = [
     "ECHO_SUBJECT",
     "Figures",
     "Player",
-    "cpu_seconds",
-    "machine_busy_seconds",
     "open_socket",
-    "rss_bytes",
 ]
 
 ECHO_SUBJECT = "bench.echo"
 DECISIONS = ("roll", "buy", "pay", "pass", "jackpot_decline", "bus", "teleport", "pay_bail")
 RAISE_FUNDS = ("sell", "mortgage", "bankrupt")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process has used so far (Linux /proc)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def machine_busy_seconds() -> float:
-    """CPU time all cores of the machine have spent busy so far (Linux /proc/stat)."""
-    ticks = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = ticks[3] + ticks[4]  # idle and iowait; the rest (guest is inside user) is busy
-    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_bytes(pid: int) -> int:
-    """Resident memory of a process (Linux /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
 
 
 async def open_socket(url: str) -> Any:
@@ -83,13 +55,13 @@ class Figures:
         """The error replies' codes."""
 
     def summary(self, seconds: float) -> dict[str, float]:
-        lat = sorted(self.latencies)
+        lat = self.latencies
         if not lat:
             return {"per_second": 0.0, "p50_ms": float("nan"), "p99_ms": float("nan"), "n": 0}
         return {
             "per_second": len(lat) / seconds,
             "p50_ms": statistics.median(lat) * 1000,
-            "p99_ms": lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000,
+            "p99_ms": percentile(lat, 0.99) * 1000,
             "n": len(lat),
         }
 

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
+from opolyx_testing.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(sysconfig.get_path("scripts"))
@@ -50,12 +51,6 @@ SERVICES: list[tuple[str, str, list[str]]] = [
 
 def log(text: str) -> None:
     print(f"[opolyx] {text}", flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def port_is_free(port: int) -> bool:

@@ -56,19 +56,10 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_kv
+from opolyx_testing.measuring import cpu_seconds, percentile
 from opolyx_testing.nats_server import NatsServer, start_nats_server
 
 RAW_SUBJECT = "bench.raw"
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager

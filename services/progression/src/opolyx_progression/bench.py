@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from opolyx_contracts.table import GameFinished, SeatResult
+from opolyx_testing.measuring import percentile
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -262,11 +263,6 @@ async def _seed_players(engine: AsyncEngine, count: int) -> None:
         await conn.execute(text("VACUUM ANALYZE"))
 
 
-def _percentile(samples: list[float], pct: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * pct))]
-
-
 async def bench_leaderboard(url: str, count: int, queries: int) -> dict[str, dict[str, float]]:
     engine = await open_database(url)
     try:
@@ -298,7 +294,7 @@ async def bench_leaderboard(url: str, count: int, queries: int) -> dict[str, dic
     return {
         side: {
             "p50_ms": statistics.median(values) * 1000,
-            "p99_ms": _percentile(values, 0.99) * 1000,
+            "p99_ms": percentile(values, 0.99) * 1000,
         }
         for side, values in samples.items()
     }

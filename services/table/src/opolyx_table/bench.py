@@ -49,6 +49,8 @@ from nats.errors import NoRespondersError
 from opolyx_contracts.subjects import BOTS_DECIDE, BOTS_QUEUE, TABLE_CREATE
 from opolyx_contracts.table import CreateTable, SeatSpec
 from opolyx_service import flush_in_order
+from opolyx_testing.measuring import cpu_seconds, percentile, rss_bytes
+from opolyx_testing.ports import free_port
 
 REPO = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(REPO / "bench"))
@@ -72,15 +74,9 @@ def _scripts_dir() -> Path:
     return Path(sysconfig.get_path("scripts"))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def nats_server(store: Path) -> Iterator[tuple[str, int]]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [str(_scripts_dir() / "nats-server"), "-js", "-a", "127.0.0.1", "-p", str(port),
          "-sd", str(store)],
@@ -114,24 +110,6 @@ def child(argv: list[str], env: dict[str, str], log: Path) -> Iterator[subproces
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 async def serve_echo(url: str) -> None:
@@ -328,7 +306,7 @@ async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, ind
         if index == 0:
             # Memory per idle table (human seats: nothing happens for 75 s).
             await asyncio.sleep(0.5)
-            before = rss_kib(table_pid)
+            before = rss_bytes(table_pid)
             for start in range(0, args.idle, 100):
                 await asyncio.gather(
                     *(
@@ -337,7 +315,7 @@ async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, ind
                     )
                 )
             await asyncio.sleep(args.snapshot_settle)
-            side.idle_kb = (rss_kib(table_pid) - before) * 1024 / 1000 / max(1, args.idle)
+            side.idle_kb = (rss_bytes(table_pid) - before) / 1000 / max(1, args.idle)
 
         driver = BotDriver(nc)
         await driver.start()
