@@ -10,7 +10,7 @@ from opolyx_rules import Event, event_from_json, net_worth, replay
 from opolyx_rules.analytics import game_analytics
 from opolyx_rules.assets import trade_side_value
 from opolyx_rules.events import JailRollFailed, LeftJail, SentToJail, TurnEnded, TurnStarted
-from opolyx_rules.state import with_fields
+from opolyx_rules.state import JailExit, JailReason, with_fields
 from opolyx_testing.recorded_games import RecordedGame, record_game
 
 
@@ -117,7 +117,7 @@ def test_the_longest_jail_stay_counts_the_seats_own_turns() -> None:
     start = game.initial
     seat, other = start.current_seat, 1 - start.current_seat
     events: list[Event] = [
-        SentToJail(seat, "square"),
+        SentToJail(seat, JailReason.SQUARE),
         TurnEnded(seat),
         TurnStarted(other, 1, 100.0),
         TurnEnded(other),
@@ -127,7 +127,7 @@ def test_the_longest_jail_stay_counts_the_seats_own_turns() -> None:
         TurnStarted(other, 2, 300.0),
         TurnEnded(other),
         TurnStarted(seat, 3, 400.0),
-        LeftJail(seat, "doubles"),
+        LeftJail(seat, JailExit.DOUBLES),
     ]
     result = game_analytics(start, events)
     assert result["highlights"]["longest_jail"] == {"seat": seat, "turns": 2, "round": 3}

@@ -30,7 +30,7 @@ from opolyx_rules.events import (
     RollOffered,
     SentToJail,
 )
-from opolyx_rules.state import AuctionPending
+from opolyx_rules.state import AuctionPending, JailReason, OfferEnd
 from story import BANK, Table, game, names, of, owned, transfers
 
 
@@ -113,7 +113,7 @@ def test_r23_10_doubles_that_end_on_go_to_jail_end_the_turn_without_an_extra_rol
     """R23.10: doubles landing on Go to jail: to jail, the turn ends, no extra roll."""
     t = Table(game(2, dice=((2, 2),), players={0: {"position": 26}}))
     events = t.do(Roll(0))
-    assert of(events, SentToJail) == [SentToJail(0, "square")]
+    assert of(events, SentToJail) == [SentToJail(0, JailReason.SQUARE)]
     assert of(events, RollOffered) == []
     assert t.waits_for() == ("roll", 1)
     assert t.seat(0).in_jail and t.pos(0) == 10
@@ -134,7 +134,7 @@ def test_r23_12_a_seat_paused_by_another_seats_card_may_trade_and_offers_end_wit
     assert [e.offer for e in of(events, OfferMade)] == ["o1"]
     t.do(Mortgage(2, 6))  # 100 + 500
     events = t.do(Pay(2))
-    assert OfferClosed("o1", "turn_ended") in events
+    assert OfferClosed("o1", OfferEnd.TURN_ENDED) in events
     assert t.state.offers == ()
 
 

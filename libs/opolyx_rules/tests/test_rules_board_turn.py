@@ -40,7 +40,7 @@ from opolyx_rules.events import (
     TurnEnded,
     TurnStarted,
 )
-from opolyx_rules.state import RollPending
+from opolyx_rules.state import JailReason, RollPending
 from story import BANK, Table, cmd, game, legal, names, of, owned, quiet_turn, transfers
 
 # The R1 table, copied from RULES.md: square, kind, group, price, rents 0..5, building cost.
@@ -241,7 +241,7 @@ def test_third_doubles_send_the_player_to_jail_without_moving() -> None:
     cash = t.cash(0)
     events = t.do(Roll(0))
     assert of(events, Moved) == []
-    assert of(events, SentToJail) == [SentToJail(0, "three_doubles")]
+    assert of(events, SentToJail) == [SentToJail(0, JailReason.THREE_DOUBLES)]
     assert (t.pos(0), t.seat(0).in_jail, t.cash(0)) == (10, True, cash)
     assert names(events)[-2:] == ["TurnEnded", "TurnStarted"]
     assert t.waits_for() == ("roll", 1)
@@ -277,7 +277,7 @@ def test_going_to_jail_from_the_go_to_jail_square_pays_no_salary_and_ends_the_tu
     give no further roll."""
     t = Table(game(2, dice=((1, 1),), players={0: {"position": 28}}))
     events = t.do(Roll(0))
-    assert of(events, SentToJail) == [SentToJail(0, "square")]
+    assert of(events, SentToJail) == [SentToJail(0, JailReason.SQUARE)]
     assert transfers(events) == []
     assert (t.pos(0), t.seat(0).in_jail, t.cash(0)) == (10, True, 15000)
     assert t.waits_for() == ("roll", 1)

@@ -30,7 +30,7 @@ from opolyx_rules.events import (
     SentToJail,
 )
 from opolyx_rules.modes import CLASSIC
-from opolyx_rules.state import RollPending
+from opolyx_rules.state import JailExit, JailReason, RollPending
 from story import BANK, Table, game, names, of, owned, quiet_turn, transfers
 
 # --- R13: jail -------------------------------------------------------------------------------
@@ -49,7 +49,7 @@ def test_bail_is_paid_through_the_pause_and_then_the_player_rolls_and_moves() ->
     assert t.seat(0).in_jail
     events = t.do(Pay(0))
     assert transfers(events) == [(0, BANK, 500, "bail")]
-    assert of(events, LeftJail) == [LeftJail(0, "bail")]
+    assert of(events, LeftJail) == [LeftJail(0, JailExit.BAIL)]
     assert t.waits_for() == ("roll", 0)
     events = t.do(Roll(0))
     assert of(events, Moved)[0][1:3] == (10, 13)
@@ -66,7 +66,7 @@ def test_doubles_free_the_prisoner_who_moves_by_that_roll_without_an_extra_roll(
     """R13: doubles free you and you move by that roll, without an extra roll."""
     t = jailed(dice=((2, 2),))
     events = t.do(Roll(0))
-    assert of(events, LeftJail) == [LeftJail(0, "doubles")]
+    assert of(events, LeftJail) == [LeftJail(0, JailExit.DOUBLES)]
     assert (t.pos(0), t.seat(0).in_jail) == (14, False)
     assert of(events, RollOffered) == []
     assert t.waits_for() == ("roll", 1)
@@ -92,7 +92,7 @@ def test_after_the_third_failed_roll_bail_is_paid_through_the_pause_then_the_pla
     assert [e[:4] for e in of(events, PaymentRequired)] == [(0, 500, ((BANK, 500),), "bail")]
     assert t.pos(0) == 10
     events = t.do(Pay(0))
-    assert of(events, LeftJail) == [LeftJail(0, "bail")]
+    assert of(events, LeftJail) == [LeftJail(0, JailExit.BAIL)]
     assert of(events, Moved)[0][1:3] == (10, 14)
     assert (t.cash(0), t.seat(0).in_jail, t.waits_for()) == (14500, False, ("roll", 1))
 
@@ -327,7 +327,7 @@ def test_card_15_from_square_2_goes_back_to_39_without_salary() -> None:
 def test_card_16_goes_to_jail_without_salary() -> None:
     """R15/R13/R4: go to jail, straight, never paying salary; the turn ends."""
     t, events = draw(16, start=29)
-    assert of(events, SentToJail) == [SentToJail(0, "card")]
+    assert of(events, SentToJail) == [SentToJail(0, JailReason.CARD)]
     assert transfers(events) == []
     assert (t.pos(0), t.seat(0).in_jail, t.waits_for()) == (10, True, ("roll", 1))
 
@@ -378,7 +378,7 @@ def test_doubles_on_the_third_attempt_free_without_bail() -> None:
     """R13: doubles free you, whichever attempt it is; no bail is due."""
     t = jailed(jail_rolls=2, dice=((2, 2),))
     events = t.do(Roll(0))
-    assert of(events, LeftJail) == [LeftJail(0, "doubles")]
+    assert of(events, LeftJail) == [LeftJail(0, JailExit.DOUBLES)]
     assert of(events, PaymentRequired) == []
     assert (t.pos(0), t.cash(0)) == (14, 15000)
 

@@ -23,6 +23,7 @@ from opolyx_rules.events import (
     PropertyMortgaged,
     SeatWentOut,
 )
+from opolyx_rules.state import OutHow
 from story import BANK, Table, cmd, game, legal, names, of, owned, transfers
 
 
@@ -102,7 +103,7 @@ def test_bankruptcy_is_offered_when_liquidation_cannot_cover() -> None:
     events = t.do(DeclareBankruptcy(0))
     assert len(of(events, BuildingSold)) == 4
     assert transfers(events, "bankruptcy") == [(0, 1, 2000, "bankruptcy")]
-    assert of(events, SeatWentOut) == [SeatWentOut(0, "bankrupt", None)]
+    assert of(events, SeatWentOut) == [SeatWentOut(0, OutHow.BANKRUPT, None)]
     assert (t.cash(0), t.cash(1), t.seat(0).out) == (0, 17000, True)
     for square in (1, 3, 5):
         assert (t.owner(square), t.prop(square).buildings, t.prop(square).mortgaged) == (
@@ -118,7 +119,7 @@ def test_a_pause_that_runs_out_without_enough_to_raise_ends_in_bankruptcy() -> N
     bankrupt."""
     t = rent_on_39(1000, 5)
     events = t.timeout()
-    assert of(events, SeatWentOut) == [SeatWentOut(0, "bankrupt", None)]
+    assert of(events, SeatWentOut) == [SeatWentOut(0, OutHow.BANKRUPT, None)]
     assert t.cash(1) == 16000
 
 
@@ -170,7 +171,7 @@ def test_a_seat_may_resign_at_any_time_and_nothing_is_paid() -> None:
     squares = {**owned(2, 37, 39, buildings=1), **owned(2, 5, mortgaged=True)}
     t = Table(game(3, squares=squares))
     events = t.do(Resign(2), at=12.0)
-    assert of(events, SeatWentOut) == [SeatWentOut(2, "resigned", None)]
+    assert of(events, SeatWentOut) == [SeatWentOut(2, OutHow.RESIGNED, None)]
     assert all({frm, to} <= {2, BANK} for frm, to, _, _ in transfers(events))
     assert (t.cash(0), t.cash(1), t.cash(2), t.seat(2).out) == (15000, 15000, 0, True)
     for square in (5, 37, 39):

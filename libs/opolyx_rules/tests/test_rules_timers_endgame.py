@@ -21,6 +21,7 @@ from opolyx_rules.events import (
     TurnStarted,
 )
 from opolyx_rules.scenario import run_scenario
+from opolyx_rules.state import OutHow
 from story import Table, game, names, of, owned, quiet_turn
 
 # --- R16: timers -----------------------------------------------------------------------------
@@ -47,7 +48,7 @@ def test_two_missed_turns_in_a_row_resign_the_seat() -> None:
     t.do(Roll(2))
     events = t.timeout()  # seat 0 misses again
     assert of(events, TurnSkipped) == [TurnSkipped(0, 2)]
-    assert of(events, SeatWentOut) == [SeatWentOut(0, "resigned", None)]
+    assert of(events, SeatWentOut) == [SeatWentOut(0, OutHow.RESIGNED, None)]
     assert t.seat(0).out
     assert t.waits_for() == ("roll", 1)
 

@@ -15,6 +15,7 @@ from opolyx_rules.commands import (
     Roll,
 )
 from opolyx_rules.events import OfferClosed, OfferMade, PropertyTransferred
+from opolyx_rules.state import OfferEnd
 from story import Table, game, of, owned, transfers
 
 
@@ -31,7 +32,7 @@ def test_a_trade_may_combine_cash_and_properties_on_both_sides() -> None:
         PropertyTransferred(0, 1, 6),
         PropertyTransferred(1, 0, 8),
     ]
-    assert of(events, OfferClosed) == [OfferClosed("o1", "accepted")]
+    assert of(events, OfferClosed) == [OfferClosed("o1", OfferEnd.ACCEPTED)]
     assert (t.owner(6), t.owner(8), t.cash(0), t.cash(1)) == (1, 0, 14500, 15500)
     assert t.state.offers == ()
 
@@ -153,7 +154,7 @@ def test_an_offer_expires_after_30_seconds() -> None:
     t = Table(game(2, squares=owned(1, 8)))
     t.do(OfferTrade(0, 1, give_cash=1000, take_squares=(8,)), at=10.0)
     events = t.timeout()
-    assert (t.now, events) == (40.0, [OfferClosed("o1", "expired")])
+    assert (t.now, events) == (40.0, [OfferClosed("o1", OfferEnd.EXPIRED)])
     assert t.refuse(AcceptOffer(1, "o1")) == "trade/not_open"
     assert t.waits_for() == ("roll", 0)
 
@@ -163,7 +164,7 @@ def test_an_offer_expires_when_the_proposers_turn_ends() -> None:
     t = Table(game(2, dice=((4, 6),), squares=owned(1, 8)))
     t.do(OfferTrade(0, 1, give_cash=1000, take_squares=(8,)))
     events = t.do(Roll(0), at=3.0)
-    assert OfferClosed("o1", "turn_ended") in events
+    assert OfferClosed("o1", OfferEnd.TURN_ENDED) in events
     assert t.state.offers == ()
 
 
@@ -174,7 +175,7 @@ def test_only_the_receiver_accepts_or_rejects() -> None:
     assert t.refuse(AcceptOffer(2, "o1")) == "trade/not_yours"
     assert t.refuse(AcceptOffer(0, "o1")) == "trade/not_yours"
     events = t.do(RejectOffer(1, "o1"))
-    assert events == [OfferClosed("o1", "rejected")]
+    assert events == [OfferClosed("o1", OfferEnd.REJECTED)]
     assert (t.owner(8), t.cash(0)) == (1, 15000)
 
 

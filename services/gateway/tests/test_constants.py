@@ -11,6 +11,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import opolyx_rules
 from gateway_builders import RunningGateway
 from opolyx_contracts.lobby import RoomSummary
 from opolyx_contracts.table import DecisionKind
@@ -100,6 +101,48 @@ def test_the_client_spells_no_code_type_or_reason_itself() -> None:
     for path in sorted(STATIC_JS.rglob("*.js")):
         literals = set(re.findall(r'"([^"\\\n]*)"', path.read_text(encoding="utf-8")))
         assert not literals & spelled, f"{path.name} spells {sorted(literals & spelled)}"
+
+
+# The values of wire fields a client branches on: what events say happened, square kinds,
+# modes, decision kinds and command types, a mission's period, a credit's status, a reply.
+BRANCHED_ON = (
+    "MOVE_HOWS", "JAIL_EXITS", "JAIL_REASONS", "OFFER_ENDS", "OUT_HOWS", "SQUARE_KINDS",
+    "MODE_NAMES", "DECISION_KINDS", "COMMAND_TYPES", "MISSION_PERIODS", "CREDIT_STATUSES",
+)  # fmt: skip
+COMPARED = re.compile(r'[!=]==\s*"([^"\n]*)"|"([^"\n]*)"\s*[!=]==|\bcase\s+"([^"\n]*)"')
+LISTED = re.compile(r"\[([^\[\]\n]*)\]\s*\.includes\(|new Set\(\[([^\[\]\n]*)\]\)")
+
+
+def test_the_client_compares_wire_values_only_through_served_constants() -> None:
+    """No `=== "bail"`, `case "roll"` or `["card", "teleport"].includes(e.how)` of its own:
+    such a list once named a `Moved.how` ("teleport") that the rules never send."""
+    constants = client_constants()
+    wire = {
+        value
+        for group in BRANCHED_ON
+        for value in typing.cast(dict[str, str], constants[group]).values()
+    }
+    wire.add(typing.cast(str, constants["REPLY_TYPE"]))
+    for path in sorted(STATIC_JS.rglob("*.js")):
+        text = path.read_text(encoding="utf-8")
+        spelled = {value for match in COMPARED.finditer(text) for value in match.groups() if value}
+        for match in LISTED.finditer(text):
+            spelled |= set(re.findall(r'"([^"\n]*)"', match.group(1) or match.group(2)))
+        assert not spelled & wire, f"{path.name} compares with {sorted(spelled & wire)} itself"
+
+
+def test_event_fields_the_client_branches_on_are_the_rules_own_values() -> None:
+    constants = client_constants()
+    served = {
+        group: set(typing.cast(dict[str, str], constants[group]).values()) for group in BRANCHED_ON
+    }
+    assert served["MOVE_HOWS"] == {str(how) for how in opolyx_rules.MoveHow}
+    assert served["JAIL_EXITS"] == {str(how) for how in opolyx_rules.JailExit}
+    assert served["JAIL_REASONS"] == {str(why) for why in opolyx_rules.JailReason}
+    assert served["OFFER_ENDS"] == {str(how) for how in opolyx_rules.OfferEnd}
+    assert served["OUT_HOWS"] == {str(how) for how in opolyx_rules.OutHow}
+    assert served["SQUARE_KINDS"] == {str(sq.kind) for sq in opolyx_rules.SQUARES}
+    assert served["MODE_NAMES"] == set(modes.MODES)
 
 
 def test_the_room_list_filters_on_fields_the_lobby_sends() -> None:

@@ -12,8 +12,19 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterable
 
+from pydantic import BaseModel
+
 from opolyx_contracts import chat, errors, lobby, progression, refusals
-from opolyx_contracts.game import COMMAND_MODELS, EVENT_MODELS, Timeout
+from opolyx_contracts.game import (
+    COMMAND_MODELS,
+    EVENT_MODELS,
+    LeftJail,
+    Moved,
+    OfferClosed,
+    SeatWentOut,
+    SentToJail,
+    Timeout,
+)
 from opolyx_contracts.gateway import (
     CHAT_TEXT_LIMIT,
     GATEWAY_PROTOCOL,
@@ -21,6 +32,7 @@ from opolyx_contracts.gateway import (
     ONCE_PER_ID_TYPES,
     PUSH_TYPES,
     RESEND_WINDOW_SECONDS,
+    OkReply,
 )
 from opolyx_contracts.table import (
     AutopilotChanged,
@@ -51,6 +63,11 @@ def _codes(module: object) -> ConstantGroup:
     return {name: value for name in names if isinstance(value := getattr(module, name), str)}
 
 
+def _values_of(model: type[BaseModel], field: str) -> ConstantGroup:
+    """The values a model's `Literal` field may take: ``{"ROLL": "roll", ...}``."""
+    return enum_of(typing.get_args(model.model_fields[field].annotation))
+
+
 def contract_constants() -> dict[str, object]:
     """Every constant of the contract a client uses, by group."""
     return {
@@ -60,6 +77,7 @@ def contract_constants() -> dict[str, object]:
         "CHAT_ERRORS": codes_of(chat.CHAT_ERROR_CODES),
         "CHAT_LOBBY_CHANNEL": chat.LOBBY_CHANNEL,
         "PUSH_TYPES": enum_of(PUSH_TYPES),
+        "REPLY_TYPE": OkReply.model_fields["type"].default,
         # resent under their first id when a lost socket cut them short (the gateway runs
         # them once per id)
         "ONCE_PER_ID_TYPES": enum_of(ONCE_PER_ID_TYPES),
@@ -76,6 +94,14 @@ def contract_constants() -> dict[str, object]:
         "LOBBY_EVENT_TYPES": enum_of(typing.get_args(lobby.LobbyEventType)),
         "DECISION_KINDS": enum_of(typing.get_args(DecisionKind)),
         "AUTOPILOT_REASONS": enum_of(typing.get_args(AutopilotReason)),
+        "CREDIT_STATUSES": _values_of(progression.GameCreditReply, "status"),
+        "MISSION_PERIODS": _values_of(progression.MissionView, "period"),
+        # what some events' fields say happened (the log words each its own way)
+        "MOVE_HOWS": _values_of(Moved, "how"),
+        "JAIL_EXITS": _values_of(LeftJail, "how"),
+        "OUT_HOWS": _values_of(SeatWentOut, "how"),
+        "JAIL_REASONS": _values_of(SentToJail, "why"),
+        "OFFER_ENDS": _values_of(OfferClosed, "how"),
         "COMMAND_TYPES": enum_of(
             kind for kind, model in COMMAND_MODELS.items() if model is not Timeout
         ),

@@ -457,13 +457,13 @@ class CardDrawn(EventModel):
 class SentToJail(EventModel):
     type: Literal["sent_to_jail"] = "sent_to_jail"
     seat: SInt
-    why: SStr
+    why: Literal["square", "card", "three_doubles"]
 
 
 class LeftJail(EventModel):
     type: Literal["left_jail"] = "left_jail"
     seat: SInt
-    how: SStr
+    how: Literal["doubles", "bail"]
 
 
 class JailRollFailed(EventModel):
@@ -528,7 +528,7 @@ class OfferClosed(EventModel):
 
     type: Literal["offer_closed"] = "offer_closed"
     offer: SStr
-    how: SStr
+    how: Literal["accepted", "rejected", "cancelled", "expired", "withdrawn", "turn_ended"]
 
 
 class PropertyTransferred(EventModel):
@@ -554,7 +554,7 @@ class SeatActed(EventModel):
 class SeatWentOut(EventModel):
     type: Literal["seat_went_out"] = "seat_went_out"
     seat: SInt
-    how: SStr
+    how: Literal["bankrupt", "resigned"]
     heir: SInt | None
 
 

@@ -68,6 +68,7 @@ from .state import (
     BusPending,
     BuyPending,
     JackpotPending,
+    OfferEnd,
     PaymentPending,
     RollPending,
     Script,
@@ -278,7 +279,7 @@ def _accept(ctx: Ctx, seat: int, offer_id: str) -> None:
         ctx.emit(PropertyTransferred, offer.frm, offer.to, square)
     for square in offer.take_squares:
         ctx.emit(PropertyTransferred, offer.to, offer.frm, square)
-    ctx.emit(OfferClosed, offer_id, "accepted")
+    ctx.emit(OfferClosed, offer_id, OfferEnd.ACCEPTED)
 
 
 Action = Callable[..., None]
@@ -304,8 +305,8 @@ ACTIONS: dict[type[Any], Action] = {
     Teleport: turn.teleport,
     OfferTrade: _offer,
     AcceptOffer: _accept,
-    RejectOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed, offer, "rejected"),
-    CancelOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed, offer, "cancelled"),
+    RejectOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed, offer, OfferEnd.REJECTED),
+    CancelOffer: lambda ctx, seat, offer: ctx.emit(OfferClosed, offer, OfferEnd.CANCELLED),
 }
 assert set(ACTIONS) == set(GUARDS), "every command needs a guard and an action"
 _RULES: dict[type[Any], tuple[Guard, Action]] = {
@@ -353,7 +354,7 @@ def _timeout(ctx: Ctx) -> None:
     pending = s.pending
     for offer in s.offers:
         if offer.deadline == due and (pending is None or offer.deadline < pending.deadline):
-            ctx.emit(OfferClosed, offer.id, "expired")
+            ctx.emit(OfferClosed, offer.id, OfferEnd.EXPIRED)
             return
     assert pending is not None
     seat = pending.seat

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .commands import Terms
-from .state import MoveHow, SpeedFace, Then
+from .state import JailExit, JailReason, MoveHow, OfferEnd, OutHow, SpeedFace, Then
 from .values import compare_by_type
 
 BANK = -1
@@ -218,12 +218,12 @@ class CardDrawn(NamedTuple):
 
 class SentToJail(NamedTuple):
     seat: int
-    why: str  # square | card | three_doubles
+    why: JailReason
 
 
 class LeftJail(NamedTuple):
     seat: int
-    how: str  # doubles | bail
+    how: JailExit
 
 
 class JailRollFailed(NamedTuple):
@@ -280,10 +280,10 @@ class OfferMade(NamedTuple):
 
 
 class OfferClosed(NamedTuple):
-    """An open offer ends: accepted, rejected, cancelled, expired or withdrawn."""
+    """An open offer ends; `how` says why (`OfferEnd`)."""
 
     offer: str
-    how: str
+    how: OfferEnd
 
 
 class PropertyTransferred(NamedTuple):
@@ -305,7 +305,7 @@ class SeatActed(NamedTuple):
 
 class SeatWentOut(NamedTuple):
     seat: int
-    how: str  # bankrupt | resigned
+    how: OutHow
     #: Team mode: the ally who receives the properties
     heir: int | None
 

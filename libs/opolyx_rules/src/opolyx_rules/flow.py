@@ -12,7 +12,7 @@ from . import auction, payment, turn
 from .assets import liquidation_value
 from .context import Ctx
 from .events import PaymentCancelled
-from .state import MoveHow, PaymentPending, Then
+from .state import MoveHow, OutHow, PaymentPending, Then
 
 _ROLL_MOVE = MoveHow.ROLL
 _LANDED, _ROLL, _MOVE = Then.LANDED, Then.ROLL, Then.MOVE
@@ -83,7 +83,7 @@ def resign(ctx: Ctx, seat: int) -> None:
     moment; whatever decision was pending is repaired."""
     s = ctx.s
     pending = s.pending
-    payment.go_out(ctx, seat, "resigned")
+    payment.go_out(ctx, seat, OutHow.RESIGNED)
     if s.finished:
         return
     if isinstance(pending, PaymentPending) and pending.seat == seat:

@@ -25,7 +25,7 @@ from .events import (
     Transfer,
 )
 from .management import mortgageable_squares, sellable_squares
-from .state import PaymentPending, Then
+from .state import JailExit, OfferEnd, OutHow, PaymentPending, Then
 
 
 def require(
@@ -70,7 +70,7 @@ def pay(ctx: Ctx, pending: PaymentPending, automatic: bool = False) -> None:
             ctx.emit(Transfer, debtor, creditor, share, reason)
     ctx.emit(PaymentMade, debtor, pending.amount, reason, automatic)
     if reason == "bail":
-        ctx.emit(LeftJail, debtor, "bail")
+        ctx.emit(LeftJail, debtor, JailExit.BAIL)
 
 
 # -- raising funds ------------------------------------------------------------------------
@@ -125,12 +125,12 @@ def bankrupt(ctx: Ctx, pending: PaymentPending) -> None:
             paid += part
     if cash - paid:
         ctx.emit(Transfer, seat, BANK, cash - paid, "bankruptcy")
-    go_out(ctx, seat, "bankrupt")
+    go_out(ctx, seat, OutHow.BANKRUPT)
     if not s.finished:
         ctx.emit(PaymentCancelled, seat)
 
 
-def go_out(ctx: Ctx, seat: int, how: str) -> None:
+def go_out(ctx: Ctx, seat: int, how: OutHow) -> None:
     """Release a seat's holdings (R12) and take it out of the game. The caller repairs
     whatever decision was pending."""
     s = ctx.s
@@ -140,7 +140,7 @@ def go_out(ctx: Ctx, seat: int, how: str) -> None:
         ctx.emit(Transfer, seat, BANK, left, how)
     for offer in s.offers:
         if seat in (offer.frm, offer.to):
-            ctx.emit(OfferClosed, offer.id, "withdrawn")
+            ctx.emit(OfferClosed, offer.id, OfferEnd.WITHDRAWN)
     ctx.emit(SeatWentOut, seat, how, _heir(ctx, seat))
     endgame.finish_if_decided(ctx)
 

@@ -79,6 +79,41 @@ class MoveHow(StrEnum):
     BUS = "bus"
 
 
+class JailReason(StrEnum):
+    """Why a seat went to jail (``SentToJail.why``)."""
+
+    SQUARE = "square"
+    CARD = "card"
+    THREE_DOUBLES = "three_doubles"
+
+
+class JailExit(StrEnum):
+    """How a seat left jail (``LeftJail.how``)."""
+
+    DOUBLES = "doubles"
+    BAIL = "bail"
+
+
+class OfferEnd(StrEnum):
+    """How an open offer ended (``OfferClosed.how``)."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    #: a seat it names went out of the game
+    WITHDRAWN = "withdrawn"
+    #: the proposer's turn ended with it still open
+    TURN_ENDED = "turn_ended"
+
+
+class OutHow(StrEnum):
+    """How a seat went out of the game (``SeatWentOut.how``)."""
+
+    BANKRUPT = "bankrupt"
+    RESIGNED = "resigned"
+
+
 class SpeedFace(StrEnum):
     """The faces of Speed's third die (R19): 1, 2, 3, Bus, X, X."""
 

@@ -52,7 +52,7 @@ from .events import (
     TurnStarted,
 )
 from .modes import MAX_SEATS, Feature
-from .state import MoveHow, SpeedFace, Then
+from .state import JailExit, JailReason, MoveHow, OfferEnd, SpeedFace, Then
 
 # Enum members read through their class cost a lookup each time; the hot paths use these.
 _ROLL, _BUS, _CARD, _JUMP = MoveHow.ROLL, MoveHow.BUS, MoveHow.CARD, MoveHow.JUMP
@@ -106,7 +106,7 @@ def end_turn(ctx: Ctx) -> None:
     # it) and expire with it (R10, R23.12).
     if s.offers:
         for offer in s.offers:
-            ctx.emit(OfferClosed, offer.id, "turn_ended")
+            ctx.emit(OfferClosed, offer.id, OfferEnd.TURN_ENDED)
     ctx.emit(TurnEnded, seat)
     nxt = next_active_seat(ctx, seat)
     n = len(s.seats)
@@ -196,7 +196,7 @@ def continue_roll(ctx: Ctx) -> None:
     a, b = s.dice
     if st.in_jail:
         if a == b:
-            ctx.emit(LeftJail, seat, "doubles")
+            ctx.emit(LeftJail, seat, JailExit.DOUBLES)
             move_by(ctx, seat, a + b, _ROLL)
             return
         attempts = st.jail_rolls + 1
@@ -208,7 +208,7 @@ def continue_roll(ctx: Ctx) -> None:
             end_turn(ctx)
         return
     if s.doubles >= 3:
-        ctx.emit(SentToJail, seat, "three_doubles")
+        ctx.emit(SentToJail, seat, JailReason.THREE_DOUBLES)
         end_turn(ctx)
         return
     third = s.third
@@ -309,7 +309,7 @@ def land(ctx: Ctx, seat: int) -> None:
     elif kind is _EVENT:
         draw_event_card(ctx, seat)
     elif kind is _GO_TO_JAIL:
-        ctx.emit(SentToJail, seat, "square")
+        ctx.emit(SentToJail, seat, JailReason.SQUARE)
         end_turn(ctx)
     elif kind is _JACKPOT:
         land_on_jackpot(ctx, seat)
@@ -402,7 +402,7 @@ def draw_event_card(ctx: Ctx, seat: int) -> None:
         ctx.emit(Moved, seat, frm, (frm - card.back) % BOARD_SIZE, False, _CARD)
         land(ctx, seat)
     elif card.jail:
-        ctx.emit(SentToJail, seat, "card")
+        ctx.emit(SentToJail, seat, JailReason.CARD)
         end_turn(ctx)
 
 

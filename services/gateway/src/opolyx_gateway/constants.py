@@ -72,7 +72,9 @@ def client_constants() -> dict[str, object]:
         },
         "TRANSFER_REASONS": enum_of(opolyx_rules.TRANSFER_REASONS),
         "MODES": data["modes"],
+        "MODE_NAMES": enum_of(modes.MODES),
         "SQUARES": data["squares"],
+        "SQUARE_KINDS": enum_of(kind.value for kind in board.SquareKind),
         "FORTUNA_NAMES": data["fortuna_names"],
         # the square an "advance to" card names, so its text names the square as the board does
         "CARD_SQUARES": {

@@ -1,9 +1,12 @@
 // Condensed action log: table events -> short lines in the page's language. A plain roll is
 // one line; a payment is one line with its creditor once paid; an auction is one line that
 // follows the bids and reads as its result when it ends.
-// Event types and transfer reasons come from the served constants (the rules' own names).
+// Event types, transfer reasons and what the events say of how or why come from the served
+// constants (the rules' own names).
 
-import { EVENT_TYPES as E, TRANSFER_REASONS as R } from "./constants.js";
+import {
+  EVENT_TYPES as E, JAIL_EXITS, JAIL_REASONS, MOVE_HOWS as HOW, OFFER_ENDS, OUT_HOWS, TRANSFER_REASONS as R,
+} from "./constants.js";
 import { money } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { autopilotLine, markAutopilot } from "./views/autopilot.js";
@@ -100,7 +103,7 @@ export function describe(allEvents, ctx) {
       roll = { seat: e.seat, dice: diceText(e) };
       continue;
     }
-    if (e.type === E.MOVED && roll && roll.seat === e.seat && e.how === "roll") {
+    if (e.type === E.MOVED && roll && roll.seat === e.seat && e.how === HOW.ROLL) {
       const key = e.passed_start ? "log.rolled_to_passing_start" : "log.rolled_to";
       lines.push({ text: t(key, { name: who(e.seat), dice: roll.dice, square: sq(e.to) }), kind: "roll" });
       roll = null;
@@ -176,7 +179,8 @@ export function describe(allEvents, ctx) {
         continue;
       case E.OFFER_CLOSED: {
         const o = offers.get(e.offer);
-        const how = ["accepted", "rejected", "cancelled", "expired"].includes(e.how) ? e.how : "closed";
+        const how = [OFFER_ENDS.ACCEPTED, OFFER_ENDS.REJECTED, OFFER_ENDS.CANCELLED, OFFER_ENDS.EXPIRED]
+          .includes(e.how) ? e.how : "closed";
         lines.push({
           text: o
             ? t(`log.offer_${how}`, { from: who(o.frm), to: who(o.to), terms: terms(o) })
@@ -226,7 +230,8 @@ function one(e, who, sq, ctx) {
     case E.TABLE_CREATED: return { text: t("log.table_created") };
     case E.AUTOPILOT: return autopilotLine(e, who);
     case E.MOVED: {
-      const how = ["card", "jump", "teleport", "bus"].includes(e.how) ? e.how : "other";
+      // A roll's move is worded with its dice (above); a teleport is an event of its own.
+      const how = [HOW.CARD, HOW.JUMP, HOW.BUS].includes(e.how) ? e.how : "other";
       const key = `log.moved_${how}${e.passed_start ? "_passing_start" : ""}`;
       return { text: t(key, { name, square: sq(e.to) }) };
     }
@@ -239,10 +244,10 @@ function one(e, who, sq, ctx) {
     case E.TELEPORTED: return { text: t("log.teleported", { name, square: sq(e.square) }) };
     case E.CARD_DRAWN: return { text: t("log.card", { name, text: ctx.cardText ? ctx.cardText(e) : e.text }), kind: "card" };
     case E.SENT_TO_JAIL: {
-      const why = ["card", "three_doubles"].includes(e.why) ? e.why : "square";
+      const why = [JAIL_REASONS.CARD, JAIL_REASONS.THREE_DOUBLES].includes(e.why) ? e.why : JAIL_REASONS.SQUARE;
       return { text: t(`log.jail_${why}`, { name }) };
     }
-    case E.LEFT_JAIL: return { text: t(e.how === "bail" ? "log.left_jail_bail" : "log.left_jail_doubles", { name }) };
+    case E.LEFT_JAIL: return { text: t(e.how === JAIL_EXITS.BAIL ? "log.left_jail_bail" : "log.left_jail_doubles", { name }) };
     case E.JAIL_ROLL_FAILED: return { text: t("log.jail_stays", { name, count: e.attempts }) };
     case E.BUILDING_BUILT: return { text: t("log.built", { name, square: sq(e.square), count: e.buildings }) };
     case E.BUILDING_SOLD: return { text: t("log.sold_building", { name, square: sq(e.square), count: e.buildings }) };
@@ -253,7 +258,7 @@ function one(e, who, sq, ctx) {
       return { text: t("log.property_passes", { square: sq(e.square), from: who(e.frm), to: who(e.to) }) };
     case E.TURN_SKIPPED: return { text: t("log.turn_skipped", { name, count: e.missed_turns }) };
     case E.SEAT_WENT_OUT:
-      return { text: t(e.how === "resigned" ? "log.out_resigned" : "log.out_bankrupt", { name }), kind: "out" };
+      return { text: t(e.how === OUT_HOWS.RESIGNED ? "log.out_resigned" : "log.out_bankrupt", { name }), kind: "out" };
     case E.GAME_FINISHED:
       if (e.winner === null) return { text: t("log.game_over"), kind: "win" };
       return { text: ctx.winnerText ? ctx.winnerText(e.winner) : t("log.wins", { name: who(e.winner) }), kind: "win" };

@@ -6,7 +6,7 @@
 // then nothing moves (the stylesheet also turns transitions off) and <html data-motion>
 // says "off". `window.opolyx.motion` counts what was animated, for tests.
 
-import { EVENT_TYPES as E } from "./constants.js";
+import { EVENT_TYPES as E, MOVE_HOWS as HOW } from "./constants.js";
 import { $, h, money } from "./dom.js";
 import { on, store } from "./store.js";
 
@@ -14,7 +14,7 @@ const STEP_MS = 110; // one square of a walk
 const LONGEST_WALK = 20; // squares; a longer move (a card's "advance to") hops instead
 const DICE_MS = 650;
 const MONEY_MS = 1400;
-const WALKS = new Set(["roll", "bus"]);
+const WALKS = new Set([HOW.ROLL, HOW.BUS]);
 
 const counts = { dice: 0, walks: 0, money: 0, reduced: false };
 const query = window.matchMedia("(prefers-reduced-motion: reduce)");

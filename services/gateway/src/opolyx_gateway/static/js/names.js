@@ -1,6 +1,6 @@
 // Names as the player reads them: seats, squares (per mode and language), modes.
 
-import { CARD_SQUARES, FORTUNA_NAMES } from "./constants.js";
+import { CARD_SQUARES, FORTUNA_NAMES, MODE_NAMES, SQUARE_KINDS as K } from "./constants.js";
 import { has, t } from "./i18n.js";
 import { store } from "./store.js";
 
@@ -15,15 +15,15 @@ export function seatName(seat, tb = store.table) {
 // or for every mode ("board.all.<i>"); else the server's (English) name stands.
 export function squareName(square, mode = store.table?.view?.state?.mode) {
   const sq = store.board[square];
-  if (sq && sq.kind === "jackpot" && store.modes[mode] && !store.modes[mode].jackpot_enabled) return t("board.no_jackpot");
+  if (sq && sq.kind === K.JACKPOT && store.modes[mode] && !store.modes[mode].jackpot_enabled) return t("board.no_jackpot");
   for (const key of [`board.${mode}.${square}`, `board.all.${square}`]) if (has(key)) return t(key);
-  const fortuna = mode === "fortuna" ? FORTUNA_NAMES[String(square)] : null;
+  const fortuna = mode === MODE_NAMES.FORTUNA ? FORTUNA_NAMES[String(square)] : null;
   if (fortuna) return fortuna;
   return sq ? sq.name : t("ui.names.square", { number: square });
 }
 
 // Squares shown by their kind on the board (corners, event squares) rather than their name.
-const SHORT_KINDS = new Set(["start", "jail", "jackpot", "go_to_jail", "event"]);
+const SHORT_KINDS = new Set([K.START, K.JAIL, K.JACKPOT, K.GO_TO_JAIL, K.EVENT]);
 
 // The short label a square shows on the board: a mode's own name for it if the catalogue
 // has one, the kind's label for corners and events, else the square's name. Where a mode
@@ -32,7 +32,7 @@ export function squareLabel(square, mode = store.table?.view?.state?.mode) {
   if (has(`board.${mode}.${square}`)) return t(`board.${mode}.${square}`);
   const sq = store.board[square];
   if (!sq || !SHORT_KINDS.has(sq.kind)) return squareName(square, mode);
-  if (sq.kind === "jackpot" && store.modes[mode] && !store.modes[mode].jackpot_enabled) return t("ui.board.rest");
+  if (sq.kind === K.JACKPOT && store.modes[mode] && !store.modes[mode].jackpot_enabled) return t("ui.board.rest");
   return t(`ui.board.${sq.kind}`);
 }
 

@@ -1,6 +1,6 @@
 // The gateway connection: REST sign-in and one websocket with replies, pushes and reconnects.
 
-import { AUTH_ERRORS, CLOSE_CODES, ONCE_PER_ID_TYPES, RESEND_WINDOW_SECONDS } from "./constants.js";
+import { AUTH_ERRORS, CLOSE_CODES, ONCE_PER_ID_TYPES, REPLY_TYPE, RESEND_WINDOW_SECONDS } from "./constants.js";
 
 // This page's own code for a request cut short by a lost connection (never sent by a server).
 export const DISCONNECTED = "net/disconnected";
@@ -157,7 +157,7 @@ export class Connection {
     } catch {
       return;
     }
-    if (message.type === "reply") {
+    if (message.type === REPLY_TYPE) {
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
       this.pending.delete(message.id);

@@ -3,6 +3,7 @@
 // player's missions stand after it (progress bars). Progression credits a game moments after
 // it ends, so the panel asks again until it is credited, then reads the missions once.
 
+import { CREDIT_STATUSES } from "../constants.js";
 import { $, h } from "../dom.js";
 import { onLanguage, t } from "../i18n.js";
 import { squareName } from "../names.js";
@@ -63,7 +64,7 @@ async function ask(tableId) {
     for (let n = 0; n < ASKS && store.session; n += 1) {
       try {
         const reply = await gameCredit(tableId);
-        if (reply.status === "credited") {
+        if (reply.status === CREDIT_STATUSES.CREDITED) {
           credits.set(tableId, reply.credit);
           if (reply.credit.paid) standings.set(tableId, await missions().catch(() => null));
           break;

@@ -6,6 +6,7 @@
 
 import { $, h } from "../dom.js";
 import { errorText, startWatching } from "../actions.js";
+import { MISSION_PERIODS } from "../constants.js";
 import { has, onLanguage, t, translateDom } from "../i18n.js";
 import { squareName } from "../names.js";
 import * as api from "../progression.js";
@@ -45,7 +46,7 @@ function header(p) {
 function missionList(reply) {
   const items = reply.missions.map((m) => h(`li${m.completed ? ".done" : ""}`, { dataset: { mission: m.mission_id, progress: m.progress } },
     h("span.mission-name", {}, t(`social.missions.${m.mission_id}`)), " ",
-    h("span.tag", {}, t(m.period === "daily" ? "social.missions.period_daily" : "social.missions.period_weekly")),
+    h("span.tag", {}, t(m.period === MISSION_PERIODS.DAILY ? "social.missions.period_daily" : "social.missions.period_weekly")),
     h("progress", { max: m.goal, value: Math.min(m.progress, m.goal), "aria-label": t(`social.missions.${m.mission_id}`) }),
     h("span.muted", {}, m.completed ? t("social.missions.done")
       : t("social.missions.progress", { progress: m.progress, goal: m.goal })), " ",
