@@ -502,7 +502,9 @@ async def test_a_forged_game_finished_frees_nobody(lobby_factory: LobbyFactory, 
     while time.monotonic() < deadline and ignored < 3:
         await asyncio.sleep(0.05)
         ignored = sum(
-            app.registry.get_sample_value("lobby_games_messages_ignored_total", {"reason": r})
+            app.registry.get_sample_value(
+                "opolyx_lobby_games_messages_ignored_total", {"reason": r}
+            )
             or 0.0
             for r in ("table_mismatch", "seats_mismatch", "unreadable")
         )
@@ -646,7 +648,9 @@ async def test_a_forged_seat_out_frees_nobody(lobby_factory: LobbyFactory, nc: C
     while time.monotonic() < deadline and ignored < 2:
         await asyncio.sleep(0.05)
         sample = {"reason": "seat_mismatch"}
-        ignored = app.registry.get_sample_value("lobby_games_messages_ignored_total", sample) or 0
+        ignored = (
+            app.registry.get_sample_value("opolyx_lobby_games_messages_ignored_total", sample) or 0
+        )
     assert ignored == 2
     assert (await lobby_cmd(nc, type="mine", player_id="bob"))["table_id"] == table_id
     await js.publish(GAME_SEAT_OUT, seat_out(table_id, 1, "bob"))

@@ -624,7 +624,7 @@ async def test_a_table_whose_stored_events_do_not_parse_is_quarantined_alone(
     )
     assert ok["ok"], ok
     metrics = generate_latest(second.registry).decode()
-    assert "table_quarantined_total 1.0" in metrics
+    assert "opolyx_table_quarantined_total 1.0" in metrics
 
 
 async def test_a_command_naming_a_non_inbox_reply_subject_gets_no_reply_published_there(

@@ -8,6 +8,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 __all__ = [
     "LATENCY_BUCKETS",
+    "PREFIX",
     "ServiceMetrics",
     "connect_attempts",
     "counter",
@@ -19,14 +20,27 @@ __all__ = [
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 
+PREFIX = "opolyx_"
+"""Every opolyx metric starts with it (a service's own: ``opolyx_<service>_...``), so a
+dashboard or an alert selects all of them with one pattern; FastStream's own are
+``faststream_*``."""
+
+
+def _named(name: str) -> str:
+    if not name.startswith(PREFIX):
+        raise ValueError(f"metric {name!r} must be named {PREFIX}<service>_...")
+    return name
+
+
 def counter(
     registry: CollectorRegistry, name: str, doc: str, labels: tuple[str, ...] = ()
 ) -> Counter:
-    return Counter(name, doc, labels, registry=registry)
+    """A counter; Prometheus appends ``_total`` to `name` (give it without)."""
+    return Counter(_named(name), doc, labels, registry=registry)
 
 
 def gauge(registry: CollectorRegistry, name: str, doc: str, labels: tuple[str, ...] = ()) -> Gauge:
-    return Gauge(name, doc, labels, registry=registry)
+    return Gauge(_named(name), doc, labels, registry=registry)
 
 
 def histogram(
@@ -36,7 +50,7 @@ def histogram(
     labels: tuple[str, ...] = (),
     buckets: tuple[float, ...] = LATENCY_BUCKETS,
 ) -> Histogram:
-    return Histogram(name, doc, labels, registry=registry, buckets=buckets)
+    return Histogram(_named(name), doc, labels, registry=registry, buckets=buckets)
 
 
 _CONNECT_ATTEMPTS: weakref.WeakKeyDictionary[CollectorRegistry, Counter] = (

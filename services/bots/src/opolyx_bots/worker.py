@@ -45,10 +45,11 @@ from opolyx_rules.state import State
 from opolyx_service.asyncapi import asyncapi_document
 from opolyx_service.broker import create_broker, start_broker
 from opolyx_service.logs import get_logger
+from opolyx_service.metrics import counter, histogram
 from opolyx_service.nats_auth import inbox_prefix
 from opolyx_service.runtime import ServiceRuntime, run_service
 from opolyx_service.settings import ServiceSettings
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Histogram
 from pydantic import BaseModel, Field
 
 from opolyx_bots.stickers import CHANCE, StickerPoster
@@ -137,11 +138,14 @@ class BotWorker:
             lambda body, subject, timeout: broker.request(body, subject, timeout=timeout), self.rng
         )
         self.stickers.moments.chance = settings.bots.sticker_chance
-        self.decisions = Counter(
-            "opolyx_bot_decisions", "Decisions sent, by outcome", ["outcome"], registry=registry
+        self.decisions = counter(
+            registry, "opolyx_bot_decisions", "Decisions sent, by outcome", ("outcome",)
         )
-        self.think_seconds = Histogram(
-            "opolyx_bot_think_seconds", "Time to pick a command", registry=registry
+        self.think_seconds = histogram(
+            registry,
+            "opolyx_bot_think_seconds",
+            "Time to pick a command",
+            buckets=Histogram.DEFAULT_BUCKETS,
         )
         # Documentation of what the worker sends (the subject is the request's own).
         broker.publisher(

@@ -13,7 +13,8 @@ from opolyx_contracts.errors import ContractError
 from opolyx_contracts.subjects import GAME_FINISHED, GAME_SEAT_OUT
 from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_service.logs import get_logger
-from prometheus_client import CollectorRegistry, Counter
+from opolyx_service.metrics import counter
+from prometheus_client import CollectorRegistry
 
 from opolyx_lobby.events import RoomEvents
 from opolyx_lobby.rooms import Room
@@ -28,11 +29,11 @@ class GameEnds:
     def __init__(self, store: LobbyStore, events: RoomEvents, registry: CollectorRegistry) -> None:
         self.store = store
         self.events = events
-        self.ignored = Counter(
-            "lobby_games_messages_ignored_total",
+        self.ignored = counter(
+            registry,
+            "opolyx_lobby_games_messages_ignored",
             "GAMES messages the lobby ignored because they do not match the game it started",
             ("reason",),
-            registry=registry,
         )
 
     async def on_game_finished(self, event: GameFinished) -> None:

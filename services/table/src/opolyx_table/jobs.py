@@ -152,12 +152,12 @@ class Jobs:
         self.in_flight = 0
         """Commands received and not answered yet (bounded by `config.max_in_flight`)."""
         self.m_commands = counter(
-            registry, "table_commands_total", "Commands handled, by outcome", ("outcome",)
+            registry, "opolyx_table_commands", "Commands handled, by outcome", ("outcome",)
         )
         self._outcomes: dict[str, Any] = {}
-        self._m_timeouts = counter(registry, "table_timeouts_total", "Deadlines fired")
+        self._m_timeouts = counter(registry, "opolyx_table_timeouts", "Deadlines fired")
         self._m_autopilot = counter(
-            registry, "table_autopilot_changes_total", "Autopilot switched on or off", ("reason",)
+            registry, "opolyx_table_autopilot_changes", "Autopilot switched on or off", ("reason",)
         )
         self.think_delays: list[tuple[str, int, float]] = []
         """(table id, seat, seconds) of the last paced asks (newest last, a few kept): what

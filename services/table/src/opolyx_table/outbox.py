@@ -38,9 +38,9 @@ class Outbox:
         self.nc = nc
         self.storage = storage
         self.partitions = partitions
-        self._m_updates = counter(registry, "table_updates_total", "TableUpdate messages sent")
+        self._m_updates = counter(registry, "opolyx_table_updates", "TableUpdate messages sent")
         self._m_bot_asks = counter(
-            registry, "table_bot_decisions_requested_total", "Decision requests sent to bots"
+            registry, "opolyx_table_bot_decisions_requested", "Decision requests sent to bots"
         )
 
     async def publish_update(

@@ -61,10 +61,12 @@ class Partitions:
         """The NATS handler of a partition's subjects (set by the instance)."""
         self.on_loaded: Callable[[Table, list[TableEvents]], None] = lambda table, stored: None
         """Called for every table loaded (re-arms its timer, asks its bots)."""
-        self._m_tables = gauge(registry, "table_tables_loaded", "Tables held by this instance")
-        self._m_partitions = gauge(registry, "table_partitions_owned", "Partitions leased")
+        self._m_tables = gauge(
+            registry, "opolyx_table_tables_loaded", "Tables held by this instance"
+        )
+        self._m_partitions = gauge(registry, "opolyx_table_partitions_owned", "Partitions leased")
         self._m_quarantined = counter(
-            registry, "table_quarantined_total", "Tables whose stored events do not parse"
+            registry, "opolyx_table_quarantined", "Tables whose stored events do not parse"
         )
 
     # --- ownership ------------------------------------------------------------------
