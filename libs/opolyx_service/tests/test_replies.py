@@ -9,10 +9,11 @@ import asyncio
 
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+from opolyx_contracts.errors import REPLY_NOT_INBOX
 from opolyx_contracts.subjects import GAME_FINISHED, LOBBY_CMD
 from opolyx_service import ServiceSettings, flush_in_order
 from opolyx_service.broker import create_broker, start_broker
-from opolyx_service.replies import REPLY_NOT_INBOX, safe_reply_subject
+from opolyx_service.replies import safe_reply_subject
 from opolyx_testing.http import metric_value
 from opolyx_testing.nats_server import NatsServer
 from prometheus_client import CollectorRegistry, generate_latest

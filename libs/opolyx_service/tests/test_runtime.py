@@ -34,7 +34,7 @@ def test_settings_come_from_nested_environment_variables(monkeypatch: pytest.Mon
 
 async def test_readiness_fails_while_a_check_fails_and_when_draining() -> None:
     registry = CollectorRegistry()
-    counter(registry, "probe_total", "a probe").inc()
+    counter(registry, "opolyx_probe", "a probe").inc()
     health = HealthServer(registry)
     connected = {"value": False}
     health.add_readiness_check("nats", lambda: connected["value"])
@@ -51,7 +51,7 @@ async def test_readiness_fails_while_a_check_fails_and_when_draining() -> None:
         assert (await http_get(health.port, "/livez"))[0] == 200
         status, metrics = await http_get(health.port, "/metrics")
         assert status == 200
-        assert b"probe_total 1.0" in metrics
+        assert b"opolyx_probe_total 1.0" in metrics
     finally:
         await health.stop()
 

@@ -15,7 +15,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts import progression as contract
 from opolyx_contracts.envelope import ErrorReply, Message, decode, encode
-from opolyx_contracts.errors import BAD_REQUEST, MALFORMED_JSON
+from opolyx_contracts.errors import BAD_REQUEST, MALFORMED_JSON, REPLY_NOT_INBOX
 from opolyx_contracts.subjects import (
     GAME_FINISHED,
     GAME_SEAT_OUT,
@@ -31,7 +31,6 @@ from opolyx_progression.settings import ProgressionSection, ProgressionSettings
 from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_stream
 from opolyx_service.metrics import ServiceMetrics
-from opolyx_service.replies import REPLY_NOT_INBOX
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
 from progression_builders import EventLog, finished, seat, two_player_game

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from opolyx_contracts import chat, errors, lobby, progression, refusals
+from opolyx_contracts import chat, errors, lobby, progression, refusals, replay
 from opolyx_contracts.game import (
     COMMAND_MODELS,
     EVENT_MODELS,
@@ -26,7 +26,9 @@ from opolyx_contracts.game import (
     Timeout,
 )
 from opolyx_contracts.gateway import (
+    AUTH_ERROR_CODES,
     CHAT_TEXT_LIMIT,
+    GATEWAY_ERROR_CODES,
     GATEWAY_PROTOCOL,
     LOBBY_ACTIONS,
     ONCE_PER_ID_TYPES,
@@ -84,6 +86,9 @@ def contract_constants() -> dict[str, object]:
         "RESEND_WINDOW_SECONDS": RESEND_WINDOW_SECONDS,
         "ERRORS": _codes(errors),
         "LOBBY_ERRORS": codes_of(lobby.LOBBY_ERROR_CODES),
+        "AUTH_ERRORS": codes_of(AUTH_ERROR_CODES),
+        # the gateway's own refusals, and the replay pages' (HTTP)
+        "GATEWAY_ERRORS": enum_of(GATEWAY_ERROR_CODES + replay.REPLAY_ERROR_CODES),
         "RULES_ERRORS": enum_of(refusals.RULES_ERROR_CODES),
         "TABLE_ERRORS": enum_of(refusals.TABLE_ERROR_CODES),
         "PROGRESSION_ERRORS": enum_of(

@@ -18,6 +18,7 @@ __all__ = [
     "NOT_OWNER",
     "PLAYER_NOT_FOUND",
     "RATE_LIMITED",
+    "REPLY_NOT_INBOX",
     "RETRY_LATER",
     "SEAT_NOT_YOURS",
     "TABLE_EXISTS",
@@ -45,6 +46,9 @@ PLAYER_NOT_FOUND = "player/not_found"
 BUSY = "service/busy"
 """The instance has as many commands in flight as it accepts: retry after a short backoff."""
 INTERNAL = "internal/error"
+REPLY_NOT_INBOX = "request/reply_not_inbox"
+"""A request whose reply subject is outside ``_INBOX.``: dropped unanswered and counted
+under this code (a reply there could reach another client's subscription)."""
 
 RETRY_LATER = frozenset({BUSY, NOT_OWNER})
 """Refusals that mean the command did not run: the sender sends it again, with the same

@@ -524,7 +524,7 @@ class OfferMade(EventModel):
 
 
 class OfferClosed(EventModel):
-    """An open offer ends: accepted, rejected, cancelled, expired or withdrawn."""
+    """An open offer ends; `how` says why (`OfferEnd`)."""
 
     type: Literal["offer_closed"] = "offer_closed"
     offer: SStr

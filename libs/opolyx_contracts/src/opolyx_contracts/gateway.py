@@ -73,13 +73,23 @@ from opolyx_contracts.progression import PublicProfile
 from opolyx_contracts.table import EventRecord, PendingDecision, PublicView, TableUpdate
 
 __all__ = [
+    "AUTH_ALREADY_SIGNED_IN",
+    "AUTH_BAD_NAME",
+    "AUTH_ERROR_CODES",
+    "AUTH_EXPIRED_TOKEN",
+    "AUTH_INVALID_TOKEN",
+    "AUTH_REQUIRED",
+    "AUTH_SESSION_ENDED",
     "CHAT_TEXT_LIMIT",
+    "GATEWAY_ERROR_CODES",
     "GATEWAY_PROTOCOL",
     "LOBBY_ACTIONS",
     "ONCE_PER_ID_MESSAGES",
     "ONCE_PER_ID_TYPES",
     "PUSH_TYPES",
     "RESEND_WINDOW_SECONDS",
+    "TOO_MANY_SPECTATORS",
+    "UPSTREAM_BAD_REPLY",
     "ChatMessagePush",
     "ChatMuteRequest",
     "ChatMutesRequest",
@@ -127,6 +137,33 @@ __all__ = [
     "client_message_adapter",
     "server_message_adapter",
 ]
+
+# Error codes of the gateway's own ------------------------------------------------------
+
+AUTH_REQUIRED = "auth/required"
+"""No session token, or a message before ``hello``."""
+AUTH_BAD_NAME = "auth/bad_name"
+AUTH_INVALID_TOKEN = "auth/invalid_token"
+AUTH_EXPIRED_TOKEN = "auth/expired_token"
+AUTH_ALREADY_SIGNED_IN = "auth/already_signed_in"
+"""A second ``hello`` with another player's token on the same socket."""
+AUTH_SESSION_ENDED = "auth/session_ended"
+"""A renewal past the session's maximum lifetime: sign in again."""
+AUTH_ERROR_CODES: tuple[str, ...] = (
+    AUTH_REQUIRED,
+    AUTH_BAD_NAME,
+    AUTH_INVALID_TOKEN,
+    AUTH_EXPIRED_TOKEN,
+    AUTH_ALREADY_SIGNED_IN,
+    AUTH_SESSION_ENDED,
+)
+"""Every code an auth refusal carries (a client signs in again on any of them)."""
+
+TOO_MANY_SPECTATORS = "table/too_many_spectators"
+"""``table.watch`` by a non-player past ``max_spectators_per_table`` on this instance."""
+UPSTREAM_BAD_REPLY = "upstream/bad_reply"
+"""A service behind the gateway answered with something it could not read."""
+GATEWAY_ERROR_CODES: tuple[str, ...] = (TOO_MANY_SPECTATORS, UPSTREAM_BAD_REPLY)
 
 GATEWAY_PROTOCOL = 2
 """Bumped only for a change an existing client cannot understand (2: one shared

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from opolyx_contracts.table import SEAT_NOT_AUTOMATED
 
-__all__ = ["COMMAND_NOT_ALLOWED", "RULES_ERROR_CODES", "TABLE_ERROR_CODES"]
+__all__ = ["COMMAND_NOT_ALLOWED", "RULES_ERROR_CODES", "SETUP_INVALID", "TABLE_ERROR_CODES"]
+
+SETUP_INVALID = "setup/invalid"
+"""A game that cannot be set up as asked (a scenario, or a position to continue from)."""
 
 RULES_ERROR_CODES: tuple[str, ...] = (
     "bankrupt/can_pay",
@@ -39,7 +42,7 @@ RULES_ERROR_CODES: tuple[str, ...] = (
     "sell/uneven",
     "setup/card",
     "setup/first_seat",
-    "setup/invalid",
+    SETUP_INVALID,
     "setup/seats",
     "teleport/bad_square",
     "timeout/not_due",

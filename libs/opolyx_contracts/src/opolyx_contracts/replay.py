@@ -28,8 +28,13 @@ from opolyx_contracts.subjects import progression
 __all__ = [
     "PAST_GAMES",
     "PAST_GAMES_LIMIT",
+    "REPLAY_BAD_STEP",
+    "REPLAY_ERROR_CODES",
     "REPLAY_FORMAT",
     "REPLAY_FORMAT_VERSION",
+    "REPLAY_NOT_FINISHED",
+    "REPLAY_NOT_FOUND",
+    "REPLAY_UNREADABLE",
     "Auction",
     "ForkRequest",
     "ForkResult",
@@ -50,6 +55,20 @@ __all__ = [
     "TimelineMark",
     "Trade",
 ]
+
+REPLAY_NOT_FOUND = "replay/not_found"
+REPLAY_NOT_FINISHED = "replay/not_finished"
+"""The game is still running: its replay opens when it ends."""
+REPLAY_UNREADABLE = "replay/unreadable"
+"""A stored message of the game does not parse (the game is not served, never guessed)."""
+REPLAY_BAD_STEP = "replay/bad_step"
+"""A step the game does not have, or one a practice game cannot start from."""
+REPLAY_ERROR_CODES: tuple[str, ...] = (
+    REPLAY_NOT_FOUND,
+    REPLAY_NOT_FINISHED,
+    REPLAY_UNREADABLE,
+    REPLAY_BAD_STEP,
+)
 
 REPLAY_FORMAT: Final = "opolyx-replay"
 REPLAY_FORMAT_VERSION: Final = 1

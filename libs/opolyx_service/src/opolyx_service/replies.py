@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from faststream import BaseMiddleware
 from faststream.exceptions import SkipMessage
+from opolyx_contracts.errors import REPLY_NOT_INBOX
 from prometheus_client import CollectorRegistry
 
 from opolyx_service.logs import get_logger
@@ -26,7 +27,6 @@ from opolyx_service.metrics import handler_errors
 from opolyx_service.nats_auth import DEFAULT_INBOX_ROOT
 
 __all__ = [
-    "REPLY_NOT_INBOX",
     "REPLY_PREFIX",
     "inbox_replies_only",
     "is_inbox",
@@ -34,8 +34,6 @@ __all__ = [
 ]
 
 REPLY_PREFIX = f"{DEFAULT_INBOX_ROOT}."
-REPLY_NOT_INBOX = "request/reply_not_inbox"
-"""The code a request with a reply subject outside `_INBOX.` is counted under."""
 
 log = get_logger("opolyx_service.replies")
 

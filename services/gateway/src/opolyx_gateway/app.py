@@ -21,7 +21,13 @@ from nats.aio.client import Client as NatsClient
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 from opolyx_contracts.errors import PLAYER_NOT_FOUND, RATE_LIMITED, UNAVAILABLE
-from opolyx_contracts.gateway import LobbyRequest, LobbyResult, PlayerPage
+from opolyx_contracts.gateway import (
+    AUTH_BAD_NAME,
+    AUTH_REQUIRED,
+    LobbyRequest,
+    LobbyResult,
+    PlayerPage,
+)
 from opolyx_service.connection import connect_nats, ensure_kv
 from opolyx_service.health import (
     LIVENESS_PATH,
@@ -38,8 +44,6 @@ from pydantic import BaseModel, Field
 from opolyx_gateway.admission import Admission
 from opolyx_gateway.app_shell import service_worker, service_worker_route
 from opolyx_gateway.auth import (
-    AUTH_BAD_NAME,
-    AUTH_REQUIRED,
     AuthError,
     Identity,
     TokenSigner,

@@ -24,37 +24,20 @@ import unicodedata
 from dataclasses import dataclass
 
 from opolyx_contracts.errors import ContractError
+from opolyx_contracts.gateway import (
+    AUTH_BAD_NAME,
+    AUTH_EXPIRED_TOKEN,
+    AUTH_INVALID_TOKEN,
+    AUTH_SESSION_ENDED,
+)
 
 __all__ = [
-    "AUTH_ALREADY_SIGNED_IN",
-    "AUTH_BAD_NAME",
-    "AUTH_ERRORS",
-    "AUTH_EXPIRED_TOKEN",
-    "AUTH_INVALID_TOKEN",
-    "AUTH_REQUIRED",
-    "AUTH_SESSION_ENDED",
     "AuthError",
     "Identity",
     "TokenSigner",
     "new_guest_id",
     "validate_display_name",
 ]
-
-AUTH_REQUIRED = "auth/required"
-AUTH_BAD_NAME = "auth/bad_name"
-AUTH_INVALID_TOKEN = "auth/invalid_token"
-AUTH_EXPIRED_TOKEN = "auth/expired_token"
-AUTH_ALREADY_SIGNED_IN = "auth/already_signed_in"
-AUTH_SESSION_ENDED = "auth/session_ended"
-AUTH_ERRORS = (
-    AUTH_REQUIRED,
-    AUTH_BAD_NAME,
-    AUTH_INVALID_TOKEN,
-    AUTH_EXPIRED_TOKEN,
-    AUTH_ALREADY_SIGNED_IN,
-    AUTH_SESSION_ENDED,
-)
-"""Every code an `AuthError` carries (a client signs in again on any of them)."""
 
 NAME_MIN = 2
 NAME_MAX = 20
@@ -63,7 +46,7 @@ _NAME_RE = re.compile(r"^[\w][\w .'\-]*[\w.]$|^\w$", re.UNICODE)
 
 
 class AuthError(ContractError):
-    """A token or name that cannot be accepted; ``code`` is one of `AUTH_ERRORS`."""
+    """A token or name that cannot be accepted; ``code`` is one of `AUTH_ERROR_CODES`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 
 Made at start from the Python source: the wire contract's groups
 (`opolyx_contracts.client_constants`) plus what the rules library knows (modes, the board,
-the transfer reasons its events carry) and the gateway's own codes (auth errors, close
-codes). The client imports them and spells none of its own.
+the transfer reasons its events carry) and the gateway's close codes. The client imports
+them and spells none of its own.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ import json
 from typing import Any
 
 import opolyx_rules
-from opolyx_contracts.client_constants import codes_of, contract_constants, enum_of
+from opolyx_contracts.client_constants import contract_constants, enum_of
 from opolyx_rules import board, cards, modes
 from pydantic_core import to_jsonable_python
 
-from opolyx_gateway import feed, replays, upstream
-from opolyx_gateway.auth import AUTH_ERRORS
 from opolyx_gateway.ws import CLOSE_FLOODING, CLOSE_TOO_SLOW, CLOSE_UNAUTHORIZED
 
 __all__ = ["board_and_modes", "client_constants", "constants_module"]
@@ -54,17 +52,6 @@ def client_constants() -> dict[str, object]:
     data = board_and_modes()
     return {
         **contract_constants(),
-        "AUTH_ERRORS": codes_of(AUTH_ERRORS),
-        "GATEWAY_ERRORS": enum_of(
-            [
-                feed.TOO_MANY_SPECTATORS,
-                upstream.BAD_REPLY,
-                replays.NOT_FOUND,
-                replays.NOT_FINISHED,
-                replays.UNREADABLE,
-                replays.BAD_STEP,
-            ]
-        ),
         "CLOSE_CODES": {
             "UNAUTHORIZED": CLOSE_UNAUTHORIZED,
             "TOO_SLOW": CLOSE_TOO_SLOW,

@@ -33,7 +33,12 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from opolyx_contracts import subjects
 from opolyx_contracts.errors import UNAVAILABLE
-from opolyx_contracts.gateway import TableSeat, TableStatePush, TableWatchResult
+from opolyx_contracts.gateway import (
+    TOO_MANY_SPECTATORS,
+    TableSeat,
+    TableStatePush,
+    TableWatchResult,
+)
 from opolyx_contracts.table import TableEvents, TableUpdate, TableView
 from opolyx_service import flush_in_order
 from pydantic import ValidationError
@@ -76,8 +81,6 @@ class ViewSource(Protocol):
 
 Replay = Callable[[str, int, int], Awaitable[list[TableEvents]]]
 """(table_id, since, upto) -> the stored batches holding events since < seq <= upto."""
-
-TOO_MANY_SPECTATORS = "table/too_many_spectators"
 
 
 @dataclass(eq=False)

@@ -16,9 +16,10 @@ from litestar import Request, Router, delete, get, put
 from litestar.params import Parameter, QueryParameter
 from opolyx_contracts import progression as contract
 from opolyx_contracts.errors import UNAVAILABLE
+from opolyx_contracts.gateway import AUTH_REQUIRED
 from pydantic import BaseModel
 
-from opolyx_gateway.auth import AUTH_REQUIRED, AuthError, Identity
+from opolyx_gateway.auth import AuthError, Identity
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.upstream import Upstream
 

@@ -34,10 +34,15 @@ from nats.js.errors import NotFoundError
 from opolyx_contracts import subjects
 from opolyx_contracts.envelope import ErrorReply
 from opolyx_contracts.errors import UNAVAILABLE
+from opolyx_contracts.gateway import AUTH_REQUIRED, UPSTREAM_BAD_REPLY
 from opolyx_contracts.lobby import LobbyCommand, LobbyReply
 from opolyx_contracts.replay import (
     PAST_GAMES,
     PAST_GAMES_LIMIT,
+    REPLAY_BAD_STEP,
+    REPLAY_NOT_FINISHED,
+    REPLAY_NOT_FOUND,
+    REPLAY_UNREADABLE,
     ForkRequest,
     ForkResult,
     GameAnalytics,
@@ -59,9 +64,8 @@ from opolyx_rules.analytics import game_analytics
 from opolyx_rules.forking import step_bounds
 from pydantic import Field, TypeAdapter, ValidationError
 
-from opolyx_gateway.auth import AUTH_REQUIRED, AuthError, Identity
+from opolyx_gateway.auth import AuthError, Identity
 from opolyx_gateway.errors import GatewayError
-from opolyx_gateway.upstream import BAD_REPLY
 
 __all__ = [
     "PAGE_SIZE",
@@ -92,11 +96,6 @@ stored game before the table exists)."""
 _LOBBY_REPLY: TypeAdapter[LobbyReply | ErrorReply] = TypeAdapter(
     Annotated[LobbyReply | ErrorReply, Field(discriminator="ok")]
 )
-
-NOT_FOUND = "replay/not_found"
-NOT_FINISHED = "replay/not_finished"
-UNREADABLE = "replay/unreadable"
-BAD_STEP = "replay/bad_step"
 
 
 @dataclass(eq=False)
@@ -143,7 +142,7 @@ class Replay:
     def page(self, start: int) -> bytes:
         """The encoded `ReplayPage` of the steps from `start` (cached)."""
         if not 0 <= start < self.steps:
-            raise GatewayError(BAD_STEP, f"the replay has steps 0 to {self.steps - 1}")
+            raise GatewayError(REPLAY_BAD_STEP, f"the replay has steps 0 to {self.steps - 1}")
         start -= start % PAGE_SIZE
         cached = self.pages.get(start)
         if cached is not None:
@@ -233,17 +232,19 @@ def build_replay(table_id: str, stored: Sequence[dict[str, Any]]) -> Replay:
             events_json.extend(records)
     except (KeyError, TypeError, ValueError) as exc:
         raise GatewayError(
-            UNREADABLE, f"a stored message of {table_id} is unreadable: {exc!r}"
+            REPLAY_UNREADABLE, f"a stored message of {table_id} is unreadable: {exc!r}"
         ) from None
     if created is None:
-        raise GatewayError(NOT_FOUND, f"no game {table_id} is stored")
+        raise GatewayError(REPLAY_NOT_FOUND, f"no game {table_id} is stored")
     if revealed is None:
-        raise GatewayError(NOT_FINISHED, "the game is not over: its replay opens when it ends")
+        raise GatewayError(
+            REPLAY_NOT_FINISHED, "the game is not over: its replay opens when it ends"
+        )
     try:
         initial = opolyx_rules.state_from_json(created.state.model_dump(mode="json"))
         rules_events: list[Event] = [opolyx_rules.event_from_json(e) for e in events_json]
     except (opolyx_rules.RulesError, KeyError, TypeError, ValueError) as exc:
-        raise GatewayError(UNREADABLE, f"the game's events cannot be read: {exc}") from None
+        raise GatewayError(REPLAY_UNREADABLE, f"the game's events cannot be read: {exc}") from None
     bounds = step_bounds(rules_events, finished=True)
     states = [initial]
     for step in range(1, len(bounds)):
@@ -366,7 +367,7 @@ class Replays:
         try:
             last = await self.js.get_last_msg(subjects.TABLE_EVENTS_STREAM, subject)
         except NotFoundError:
-            raise GatewayError(NOT_FOUND, f"no game {table_id} is stored") from None
+            raise GatewayError(REPLAY_NOT_FOUND, f"no game {table_id} is stored") from None
         except Exception as exc:
             log.warning("replay of %s: the events cannot be read: %s", table_id, exc)
             raise GatewayError(UNAVAILABLE, "stored games cannot be read now; retry") from None
@@ -388,9 +389,11 @@ class Replays:
                 try:
                     message = json.loads(msg.data)
                 except ValueError:
-                    raise GatewayError(UNREADABLE, f"a stored message of {table_id}") from None
+                    raise GatewayError(
+                        REPLAY_UNREADABLE, f"a stored message of {table_id}"
+                    ) from None
                 if not isinstance(message, dict):
-                    raise GatewayError(UNREADABLE, f"a stored message of {table_id}")
+                    raise GatewayError(REPLAY_UNREADABLE, f"a stored message of {table_id}")
                 stored.append(message)
                 if int(msg.metadata.sequence.stream) >= last_seq:
                     break
@@ -464,15 +467,15 @@ def practice_command(replay: Replay, player_id: str, name: str, fork: ForkReques
     """The lobby command that starts a practice game from `fork.step` of `replay`: the
     player at the seat asked for, else their own seat in that game, else the seat to play."""
     if fork.step >= replay.steps:
-        raise GatewayError(BAD_STEP, f"the replay has steps 0 to {replay.steps - 1}")
+        raise GatewayError(REPLAY_BAD_STEP, f"the replay has steps 0 to {replay.steps - 1}")
     mark = replay.marks[fork.step]
     if mark.end:
-        raise GatewayError(BAD_STEP, "the game is over at this step; pick an earlier one")
+        raise GatewayError(REPLAY_BAD_STEP, "the game is over at this step; pick an earlier one")
     seats = replay.created.seats
     own = next((s.seat for s in seats if s.player_id == player_id), None)
     seat = fork.seat if fork.seat is not None else own if own is not None else mark.seat
     if seat >= len(seats) or replay.states[fork.step].seats[seat].out:
-        raise GatewayError(BAD_STEP, f"seat {seat} is not in the game at this step")
+        raise GatewayError(REPLAY_BAD_STEP, f"seat {seat} is not in the game at this step")
     return LobbyCommand(
         type="practice",
         player_id=player_id,
@@ -510,7 +513,7 @@ async def replay_fork(
     try:
         reply = _LOBBY_REPLY.validate_json(msg.data)
     except ValidationError:
-        raise GatewayError(BAD_REPLY, "the lobby sent an unreadable reply") from None
+        raise GatewayError(UPSTREAM_BAD_REPLY, "the lobby sent an unreadable reply") from None
     if isinstance(reply, ErrorReply):
         raise GatewayError(reply.error.code, reply.error.message)
     if reply.room is None or reply.table_id is None:
@@ -547,7 +550,7 @@ async def past_games(
     try:
         reply = _PAST_GAMES_REPLY.validate_json(msg.data)
     except ValidationError:
-        raise GatewayError(BAD_REPLY, "progression sent an unreadable reply") from None
+        raise GatewayError(UPSTREAM_BAD_REPLY, "progression sent an unreadable reply") from None
     if isinstance(reply, ErrorReply):
         raise GatewayError(reply.error.code, reply.error.message)
 

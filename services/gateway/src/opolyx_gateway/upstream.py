@@ -45,6 +45,7 @@ from opolyx_contracts.envelope import encode
 from opolyx_contracts.errors import RETRY_LATER, UNAVAILABLE
 from opolyx_contracts.game import GameCommand
 from opolyx_contracts.gateway import (
+    UPSTREAM_BAD_REPLY,
     LobbyRequest,
     LobbyResult,
     TableCmdResult,
@@ -73,14 +74,13 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from opolyx_gateway.errors import GatewayError
 
-__all__ = ["BAD_REPLY", "NOTHING_RAN", "RecentCommands", "Upstream", "command_id_for"]
+__all__ = ["NOTHING_RAN", "RecentCommands", "Upstream", "command_id_for"]
 
-BAD_REPLY = "upstream/bad_reply"
 FIRST_BACKOFF = 0.005
 """Seconds before the first retry; doubled (with jitter) each time."""
 COMMAND_SUBJECTS_REMEMBERED = 10_000
 """Tables whose command subject is kept (past it the memory starts again: a bound)."""
-NOTHING_RAN = frozenset({UNAVAILABLE, BAD_REPLY, *RETRY_LATER})
+NOTHING_RAN = frozenset({UNAVAILABLE, UPSTREAM_BAD_REPLY, *RETRY_LATER})
 """Refusals after which the request may not have run, so a retry must ask again rather than
 get the remembered refusal: not answered (or answered unreadably), or answered "not now"
 (`service/busy`, `table/not_owner` while the table moves). Not remembered for a retry of a
@@ -288,7 +288,9 @@ class Upstream:
             try:
                 reply = _command_reply.validate_json(data)
             except ValidationError:
-                raise GatewayError(BAD_REPLY, "the table sent an unreadable reply") from None
+                raise GatewayError(
+                    UPSTREAM_BAD_REPLY, "the table sent an unreadable reply"
+                ) from None
             if isinstance(reply, CommandAccepted):
                 return TableCmdResult(seq=reply.seq, version=reply.version, events=reply.events)
             code = reply.error.code
@@ -309,7 +311,7 @@ class Upstream:
         try:
             reply = _view_reply.validate_json(data)
         except ValidationError:
-            raise GatewayError(BAD_REPLY, "the table sent an unreadable view") from None
+            raise GatewayError(UPSTREAM_BAD_REPLY, "the table sent an unreadable view") from None
         if isinstance(reply, UpstreamError):
             raise GatewayError(reply.error.code, reply.error.message)
         return reply
@@ -333,7 +335,9 @@ class Upstream:
         try:
             reply = _preview_reply.validate_json(data)
         except ValidationError:
-            raise GatewayError(BAD_REPLY, "the table sent an unreadable trade preview") from None
+            raise GatewayError(
+                UPSTREAM_BAD_REPLY, "the table sent an unreadable trade preview"
+            ) from None
         if isinstance(reply, UpstreamError):
             raise GatewayError(reply.error.code, reply.error.message)
         return TradePreviewResult.model_validate(reply.model_dump(exclude={"v", "ok"}))
@@ -364,7 +368,7 @@ class Upstream:
         try:
             reply = _lobby_reply.validate_json(data)
         except ValidationError:
-            raise GatewayError(BAD_REPLY, "the lobby sent an unreadable reply") from None
+            raise GatewayError(UPSTREAM_BAD_REPLY, "the lobby sent an unreadable reply") from None
         if isinstance(reply, UpstreamError):
             raise GatewayError(reply.error.code, reply.error.message)
         return LobbyResult.of(reply)
@@ -378,11 +382,11 @@ class Upstream:
         try:
             answer = _reply_adapter(reply).validate_json(data)
         except ValidationError:
-            raise GatewayError(BAD_REPLY, f"the {what} sent an unreadable reply") from None
+            raise GatewayError(UPSTREAM_BAD_REPLY, f"the {what} sent an unreadable reply") from None
         if isinstance(answer, UpstreamError):
             raise GatewayError(answer.error.code, answer.error.message)
         if not isinstance(answer, reply):
-            raise GatewayError(BAD_REPLY, f"the {what} sent an unreadable reply")
+            raise GatewayError(UPSTREAM_BAD_REPLY, f"the {what} sent an unreadable reply")
         return answer
 
     async def chat_post(

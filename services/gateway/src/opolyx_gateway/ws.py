@@ -27,6 +27,9 @@ from litestar.exceptions import WebSocketDisconnect
 from litestar.types import ASGIApp, Receive, Scope, Send, WebSocketSendEvent
 from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON, RATE_LIMITED, ErrorBody
 from opolyx_contracts.gateway import (
+    AUTH_ALREADY_SIGNED_IN,
+    AUTH_EXPIRED_TOKEN,
+    AUTH_REQUIRED,
     GATEWAY_PROTOCOL,
     ChatMuteRequest,
     ChatMutesRequest,
@@ -56,13 +59,7 @@ from opolyx_contracts.gateway import (
 from pydantic import BaseModel, ValidationError, create_model
 from pydantic_core import from_json
 
-from opolyx_gateway.auth import (
-    AUTH_ALREADY_SIGNED_IN,
-    AUTH_EXPIRED_TOKEN,
-    AUTH_REQUIRED,
-    AuthError,
-    Identity,
-)
+from opolyx_gateway.auth import AuthError, Identity
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.idempotency import CHANGING_TYPES, request_key
 

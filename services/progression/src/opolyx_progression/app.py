@@ -20,11 +20,12 @@ import time
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from opolyx_contracts.errors import REPLY_NOT_INBOX
 from opolyx_service import flush_in_order
 from opolyx_service.logs import get_logger
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.operator import OperatorServer
-from opolyx_service.replies import REPLY_NOT_INBOX, safe_reply_subject
+from opolyx_service.replies import safe_reply_subject
 from opolyx_service.runtime import ServiceRuntime, run_service
 from sqlalchemy.ext.asyncio import AsyncEngine
 

@@ -10,6 +10,7 @@ into a game of its mode and seat count; the new game gets a seed of its own.
 from __future__ import annotations
 
 import opolyx_rules
+from opolyx_contracts.refusals import SETUP_INVALID
 from opolyx_contracts.replay import ForkSource
 from opolyx_contracts.table import AutopilotChanged, SeedRevealed, TableCreatedEvent
 from opolyx_rules import Event, RulesError, State
@@ -21,8 +22,6 @@ from opolyx_table.store import Storage
 
 __all__ = ["forked_state"]
 
-INVALID = "setup/invalid"
-
 
 async def forked_state(
     storage: Storage, source: ForkSource, mode: str, seats: int, seed: int
@@ -32,9 +31,9 @@ async def forked_state(
     has no such step."""
     last = await storage.last_events(source.table_id)
     if last is None:
-        raise RulesError(INVALID, f"no game {source.table_id} is stored")
+        raise RulesError(SETUP_INVALID, f"no game {source.table_id} is stored")
     if not any(isinstance(r.event, SeedRevealed) for r in last[1].events):
-        raise RulesError(INVALID, "only a finished game can be continued")
+        raise RulesError(SETUP_INVALID, "only a finished game can be continued")
     created: TableCreatedEvent | None = None
     events: list[Event] = []
     turns = 0
@@ -51,10 +50,11 @@ async def forked_state(
         if turns >= source.step:
             break
     if created is None:
-        raise RulesError(INVALID, f"game {source.table_id} has no start stored")
+        raise RulesError(SETUP_INVALID, f"game {source.table_id} has no start stored")
     if created.mode != mode or len(created.seats) != seats:
         raise RulesError(
-            INVALID, f"game {source.table_id} is {created.mode} with {len(created.seats)} seats"
+            SETUP_INVALID,
+            f"game {source.table_id} is {created.mode} with {len(created.seats)} seats",
         )
     initial = opolyx_rules.state_from_json(created.state.model_dump(mode="json"))
     position = position_at(initial, events, source.step, finished=turns < source.step)
