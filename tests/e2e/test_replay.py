@@ -258,3 +258,54 @@ def test_a_replay_log_that_leaves_turns_out_says_so_in_every_language(pages: Pag
     # back within the first turns the note goes again
     scrub_to(page, 1)
     expect(earlier).to_have_count(0)
+
+
+def test_a_replay_that_cannot_load_says_why_in_the_page_language(pages: PageWatch) -> None:
+    """Each way loading a replay fails reads in the page's language, never as the server's
+    English message: a coded error by its code, no answer or an uncoded error page as the
+    server not being reachable, an unreadable answer as such, an unknown game by name."""
+    lang = "de"
+    page = pages.open(PHONE, path=f"/replay.html?table=t-missing&lang={lang}")
+    status = page.locator("#rp-status")
+    expect(status).to_have_text(
+        message(lang, "replay", "not_found").replace("{table}", "t-missing")
+    )
+
+    def failed(code: str) -> str:
+        """The page's words for a failure with `code`: the code's own text, else its area's
+        (errorText in actions.js)."""
+        try:
+            reason = message(lang, "ui", f"errors.{code.replace('/', '_')}")
+        except KeyError:
+            reason = message(lang, "ui", f"errors.area.{code.split('/')[0]}")
+        return message(lang, "replay", "error").replace("{message}", reason)
+
+    answers: list[tuple[Any, str]] = [
+        (
+            lambda route: route.fulfill(
+                status=500,
+                json={"code": "internal/error", "message": "Traceback (most recent call last)"},
+            ),
+            failed("internal/error"),
+        ),
+        (lambda route: route.abort(), failed("service/unavailable")),
+        (
+            lambda route: route.fulfill(
+                status=502, content_type="text/html", body="<h1>502 Bad Gateway</h1>"
+            ),
+            failed("service/unavailable"),
+        ),
+        (
+            lambda route: route.fulfill(status=200, body="{half a body"),
+            failed("upstream/bad_reply"),
+        ),
+    ]
+    for answer, expected in answers:
+        page.unroute("**/api/replays/**")
+        page.route("**/api/replays/**", answer)
+        page.reload()
+        expect(status).to_have_text(expected)
+        expect(status).to_have_class(re.compile(r"\berror\b"))
+        assert "Traceback" not in status.inner_text()
+    # the browser logs each failed request; nothing else may have gone wrong
+    pages.errors[:] = [e for e in pages.errors if "Failed to load resource" not in e]

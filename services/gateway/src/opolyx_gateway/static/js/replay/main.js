@@ -6,7 +6,7 @@
 // screen, so stepping is a lookup. The board is the game client's own (board.js).
 
 import { Board } from "../board.js";
-import { loadSession } from "../actions.js";
+import { errorText, loadSession } from "../actions.js";
 import { GATEWAY_ERRORS } from "../constants.js";
 import { describe, earlierLine } from "../log.js";
 import { $, h, money } from "../dom.js";
@@ -14,6 +14,7 @@ import { initI18n, language, languages, onLanguage, setLanguage, t } from "../i1
 import { cardText, modeName, seatName, squareLabel, squareName, winnerText } from "../names.js";
 import { store } from "../store.js";
 import { renderAnalytics } from "./analytics.js";
+import { replayJson } from "./api.js";
 import { Timeline } from "./timeline.js";
 import { renderVerify } from "./verify.js";
 
@@ -115,7 +116,7 @@ async function goTo(step) {
     try {
       await page.timeline.ensure(page.step);
     } catch (err) {
-      status(t("replay.error", { message: err.message }), true);
+      status(t("replay.error", { message: errorText(err) }), true);
       return;
     }
     if (page.step === step || page.rendered !== page.step) render();
@@ -153,18 +154,16 @@ async function fork() {
   out.textContent = t("replay.fork.starting");
   $("#rp-fork").disabled = true;
   try {
-    const response = await fetch(`/api/replays/${encodeURIComponent(page.tableId)}/fork`, {
+    await replayJson(`/api/replays/${encodeURIComponent(page.tableId)}/fork`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${session.token}` },
       body: JSON.stringify({ step: page.step }),
     });
-    const body = await response.json();
-    if (!response.ok) throw Object.assign(new Error(body.message || response.statusText), body);
     out.textContent = t("replay.fork.started");
     // The game client seats the player at the new table when it connects.
     location.href = "/";
   } catch (err) {
-    out.textContent = t("replay.fork.failed", { message: err.message });
+    out.textContent = t("replay.fork.failed", { message: errorText(err) });
     $("#rp-fork").disabled = false;
   }
 }
@@ -207,18 +206,11 @@ async function main() {
     status(t("replay.no_table"), true);
     return;
   }
-  let response;
   try {
-    response = await fetch(`/api/replays/${encodeURIComponent(page.tableId)}`);
-    const body = await response.json();
-    if (!response.ok) {
-      const key = body.code === GATEWAY_ERRORS.REPLAY_NOT_FOUND ? "replay.not_found" : body.code === GATEWAY_ERRORS.REPLAY_NOT_FINISHED ? "replay.not_finished" : null;
-      status(key ? t(key, { table: page.tableId }) : t("replay.error", { message: body.message || response.statusText }), true);
-      return;
-    }
-    page.summary = body;
+    page.summary = await replayJson(`/api/replays/${encodeURIComponent(page.tableId)}`);
   } catch (err) {
-    status(t("replay.error", { message: err.message }), true);
+    const key = { [GATEWAY_ERRORS.REPLAY_NOT_FOUND]: "replay.not_found", [GATEWAY_ERRORS.REPLAY_NOT_FINISHED]: "replay.not_finished" }[err.code];
+    status(key ? t(key, { table: page.tableId }) : t("replay.error", { message: errorText(err) }), true);
     return;
   }
   page.timeline = new Timeline(page.tableId, page.summary);

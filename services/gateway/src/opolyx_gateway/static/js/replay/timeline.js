@@ -1,6 +1,8 @@
 // A replay's steps, fetched in pages from the gateway and kept: the position on screen and
 // its neighbours are always here before they are needed, so a step is a lookup.
 
+import { replayJson } from "./api.js";
+
 const PAGES_KEPT = 24; // about 5 MB of states; pages far from the position are dropped first
 
 export class Timeline {
@@ -31,9 +33,7 @@ export class Timeline {
     if (this.pages.has(start)) return Promise.resolve(this.pages.get(start));
     if (!this.loading.has(start)) {
       const url = `/api/replays/${encodeURIComponent(this.tableId)}/steps?start=${start}`;
-      const request = fetch(url).then(async (response) => {
-        const body = await response.json();
-        if (!response.ok) throw new Error(body.message || response.statusText);
+      const request = replayJson(url).then((body) => {
         this.pages.set(start, body);
         this.forget(start);
         return body;

@@ -3,9 +3,11 @@
 // browser (fairness.js) from the replay file the page also offers for download.
 
 import { EVENT_TYPES } from "../constants.js";
+import { errorText } from "../actions.js";
 import { $, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { seatName } from "../names.js";
+import { replayJson } from "./api.js";
 import { checkDice, commitmentOf } from "./fairness.js";
 
 let running = null;
@@ -31,9 +33,7 @@ function diceText(result) {
 
 async function loadFile(page) {
   if (!page.file) {
-    const response = await fetch(`/api/replays/${encodeURIComponent(page.tableId)}/file`);
-    if (!response.ok) throw new Error(response.statusText);
-    page.file = await response.json();
+    page.file = await replayJson(`/api/replays/${encodeURIComponent(page.tableId)}/file`);
   }
   return page.file;
 }
@@ -83,7 +83,7 @@ export function renderVerify(page) {
   }
   if (!running) {
     running = check(page).catch((err) => {
-      $("#rp-v-checks").replaceChildren(line(false, t("replay.error", { message: err.message })));
+      $("#rp-v-checks").replaceChildren(line(false, t("replay.error", { message: errorText(err) })));
       running = null;
     });
   }
