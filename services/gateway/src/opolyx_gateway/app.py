@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from opolyx_service.health import (
     Readiness,
     readiness_response,
 )
+from opolyx_service.logs import get_logger
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.runtime import ServiceRuntime
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -64,7 +64,7 @@ from opolyx_gateway.ws import ClientSession, TokenBucket, websocket_endpoint
 
 __all__ = ["Gateway", "create_app"]
 
-log = logging.getLogger("opolyx.gateway")
+log = get_logger("opolyx.gateway")
 
 PLAYERS_BUCKET = "gateway_players"
 """Display names of guests, so profiles can name any player who signed in."""
@@ -190,7 +190,7 @@ async def sign_in(data: JSONBody[SignIn], state: State, request: Request[Any, An
         try:
             await gw.players.put(player_id, name.encode())
         except Exception as exc:  # a profile without a name is not worth refusing sign-in
-            log.warning("could not store the display name: %s", exc)
+            log.warning("display_name_not_stored", error=repr(exc))
     return Session(token=token, player_id=player_id, name=name, expires_at=identity.expires_at)
 
 
@@ -312,7 +312,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
                 nc.jetstream(), PLAYERS_BUCKET, replicas=settings.jetstream.replicas
             )
         except Exception as exc:
-            log.warning("no JetStream key-value for player names: %s", exc)
+            log.warning("player_names_bucket_missing", error=repr(exc))
             players = None
         upstream = Upstream(
             nc,
@@ -390,7 +390,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
                     await gw.hub.stop()
                     await gw.nc.drain()
                 except Exception as exc:  # NATS already gone: nothing left to flush
-                    log.warning("NATS connection closed without draining: %s", exc)
+                    log.warning("nats_closed_without_draining", error=repr(exc))
                     await gw.nc.close()
 
     return Litestar(

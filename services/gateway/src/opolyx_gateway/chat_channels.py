@@ -20,7 +20,6 @@ live message is pushed only to the sockets whose player did not mute its sender
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass, field
 
 from nats.aio.client import Client as NatsClient
@@ -38,6 +37,7 @@ from opolyx_contracts.gateway import (
     ChatWatchResult,
 )
 from opolyx_service import flush_in_order
+from opolyx_service.logs import get_logger
 from pydantic import ValidationError
 
 from opolyx_gateway.errors import GatewayError
@@ -46,7 +46,7 @@ from opolyx_gateway.upstream import Upstream
 
 __all__ = ["HELD_LIMIT", "ChatChannels"]
 
-log = logging.getLogger("opolyx.gateway.chat")
+log = get_logger("opolyx.gateway.chat")
 
 HELD_LIMIT = 100
 """Live messages held for one joining socket while its history is read (a channel's whole
@@ -153,7 +153,7 @@ class ChatChannels:
         try:
             message = ChatMessage.model_validate_json(msg.data)
         except ValidationError:
-            log.warning("unreadable chat message in %s", token)
+            log.warning("chat_message_unreadable", channel=token)
             return
         for held in channel.joining.values():
             held.append(message)

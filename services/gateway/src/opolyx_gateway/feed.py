@@ -22,7 +22,6 @@ and state are out, then sent in order).
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from opolyx_contracts.gateway import (
 )
 from opolyx_contracts.table import TableEvents, TableUpdate, TableView
 from opolyx_service import flush_in_order
+from opolyx_service.logs import get_logger
 from pydantic import ValidationError
 
 from opolyx_gateway.errors import GatewayError
@@ -57,7 +57,7 @@ from opolyx_gateway.pushes import (
 
 __all__ = ["Sink", "TableFeed"]
 
-log = logging.getLogger("opolyx.gateway.feed")
+log = get_logger("opolyx.gateway.feed")
 
 RESYNC_DELAY = 1.0
 """Seconds a command's reply may run ahead of its update before the feed resynchronises,
@@ -149,7 +149,7 @@ class TableFeed:
             raw = msg.data.decode()
             header = read_update_header(raw)
         except (ValidationError, UnicodeDecodeError) as exc:
-            log.warning("unreadable update of table %s: %s", self.table_id, exc)
+            log.warning("table_update_unreadable", table_id=self.table_id, error=str(exc))
             return
         if header.table_id != self.table_id:
             return
@@ -175,10 +175,11 @@ class TableFeed:
         """An update the last resync stood in for came after all: it was late, not lost."""
         since = asyncio.get_running_loop().time() - resynced_at
         log.warning(
-            "table %s: the update to seq %d came %.3f s after the resync that stood in for it "
-            "(late, not lost)",
-            self.table_id, header.last_seq, since,
-        )  # fmt: skip
+            "table_update_late_after_resync",
+            table_id=self.table_id,
+            seq=header.last_seq,
+            seconds_after_resync=round(since, 3),
+        )
         self._resynced = None
 
     def _current_state(self) -> TableStatePush | None:
@@ -187,7 +188,9 @@ class TableFeed:
             try:
                 update = TableUpdate.model_validate_json(self._last_update)
             except ValidationError as exc:
-                log.warning("update of table %s unreadable: %s", self.table_id, exc.errors()[:1])
+                log.warning(
+                    "table_update_unreadable", table_id=self.table_id, error=str(exc.errors()[:1])
+                )
                 return None
             self._state = state_from_update(update, self.seats or [])
         return self._state
@@ -253,14 +256,24 @@ class TableFeed:
                 try:
                     state = await self._snapshot({w.seat for w in self.watchers.values()})
                 except GatewayError as exc:
-                    log.warning("resync of table %s failed: %s", self.table_id, exc.message)
+                    log.warning(
+                        "table_resync_failed",
+                        table_id=self.table_id,
+                        code=exc.code,
+                        error=exc.message,
+                    )
                     return
                 if state.seq >= seq:
+                    # no update reached `seq` within the delay of the command reply naming
+                    # it: resynchronised from the stream and the view
                     log.warning(
-                        "table %s: no update reached seq %d within %g s of the command reply "
-                        "naming it; resynchronised at %d (from %d) from the stream and the view",
-                        self.table_id, seq, RESYNC_DELAY, state.seq, before,
-                    )  # fmt: skip
+                        "table_resynced",
+                        table_id=self.table_id,
+                        awaited_seq=seq,
+                        within_seconds=RESYNC_DELAY,
+                        seq=state.seq,
+                        from_seq=before,
+                    )
                     self._resynced = (before, asyncio.get_running_loop().time())
                     await self._push_missed(before, state.seq)
                     text = encode_state(state)
@@ -370,4 +383,4 @@ class TableFeed:
             try:
                 await sub.unsubscribe()
             except Exception as exc:  # the connection is already gone
-                log.debug("unsubscribe failed: %s", exc)
+                log.debug("unsubscribe_failed", error=repr(exc))

@@ -10,7 +10,6 @@ watched chat channel (`ChatChannels`). Every push is encoded once for all its re
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 
 from nats.aio.client import Client as NatsClient
@@ -28,6 +27,7 @@ from opolyx_contracts.lobby import (
 )
 from opolyx_contracts.table import TableEvents
 from opolyx_service import flush_in_order
+from opolyx_service.logs import get_logger
 from pydantic import ValidationError
 
 from opolyx_gateway.chat_channels import ChatChannels
@@ -38,7 +38,7 @@ from opolyx_gateway.upstream import Upstream
 
 __all__ = ["Hub", "Sink"]
 
-log = logging.getLogger("opolyx.gateway.hub")
+log = get_logger("opolyx.gateway.hub")
 
 REPLAY_TIMEOUT = 5.0
 """Seconds a replay from the stream may take before it stops short (and says so)."""
@@ -108,7 +108,7 @@ class Hub:
         try:
             event = LobbyEvent.model_validate_json(msg.data)
         except ValidationError:
-            log.warning("unreadable lobby event")
+            log.warning("lobby_event_unreadable")
             return
         self._room_events.append(event)
         if self._rooms_flush is None:
@@ -132,7 +132,7 @@ class Hub:
         try:
             event = LobbyEvent.model_validate_json(msg.data)
         except ValidationError:
-            log.warning("unreadable lobby member event")
+            log.warning("lobby_member_event_unreadable")
             return
         text = LobbyEventPush(event=event).model_dump_json()
         for sink in list(sinks):
@@ -197,7 +197,7 @@ class Hub:
         try:
             start = await self._stream_seq_after(subject, since)
         except Exception as exc:  # no stream or no events yet, or JetStream down
-            log.warning("events of table %s cannot be replayed: %s", table_id, exc)
+            log.warning("events_replay_failed", table_id=table_id, error=repr(exc))
             return []
         if start is None:
             return []
@@ -209,7 +209,7 @@ class Hub:
             try:
                 batch = TableEvents.model_validate_json(msg.data)
             except ValidationError:
-                log.warning("unreadable stored events of table %s", table_id)
+                log.warning("stored_events_unreadable", table_id=table_id)
                 return
             if batch.last_seq > since and batch.first_seq <= upto:
                 missed.append(batch)
@@ -227,12 +227,12 @@ class Hub:
                 ),
             )
         except Exception as exc:  # no stream yet, or JetStream down: a snapshot will do
-            log.warning("events of table %s cannot be replayed: %s", table_id, exc)
+            log.warning("events_replay_failed", table_id=table_id, error=repr(exc))
             return []
         try:
             await asyncio.wait_for(done.wait(), timeout=REPLAY_TIMEOUT)
         except TimeoutError:
-            log.warning("replay of table %s stopped short at %d batches", table_id, len(missed))
+            log.warning("events_replay_stopped_short", table_id=table_id, batches=len(missed))
         finally:
             await sub.unsubscribe()
         return missed

@@ -17,9 +17,9 @@ Reports are best effort: without a progression service they are dropped (logged 
 from __future__ import annotations
 
 import asyncio
-import logging
 
 from opolyx_contracts.progression import PRESENCE, PresenceAck, PresenceReport
+from opolyx_service.logs import get_logger
 from opolyx_service.tasks import cancel_and_wait
 
 from opolyx_gateway.errors import GatewayError
@@ -27,7 +27,7 @@ from opolyx_gateway.upstream import Upstream
 
 __all__ = ["CHUNK", "FOLD_SECONDS", "REPORT_INTERVAL", "Presence"]
 
-log = logging.getLogger("opolyx.gateway.presence")
+log = get_logger("opolyx.gateway.presence")
 
 REPORT_INTERVAL = 30.0
 """Seconds between full reports (well inside progression's 75 s TTL, so one lost report
@@ -134,7 +134,7 @@ class Presence:
             await self.upstream.progression(PRESENCE, report, PresenceAck)
         except GatewayError as exc:
             if not self._warned:
-                log.warning("presence not reported to progression: %s", exc.message)
+                log.warning("presence_not_reported", code=exc.code, error=exc.message)
                 self._warned = True
         except Exception:
-            log.exception("presence report failed")
+            log.exception("presence_report_failed")

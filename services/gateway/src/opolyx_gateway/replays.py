@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -62,6 +61,7 @@ from opolyx_contracts.table import SeedRevealed, TableCreatedEvent
 from opolyx_rules import Event, State
 from opolyx_rules.analytics import game_analytics
 from opolyx_rules.forking import step_bounds
+from opolyx_service.logs import get_logger
 from pydantic import Field, TypeAdapter, ValidationError
 
 from opolyx_gateway.auth import AuthError, Identity
@@ -77,7 +77,7 @@ __all__ = [
     "build_replay",
 ]
 
-log = logging.getLogger("opolyx.gateway.replays")
+log = get_logger("opolyx.gateway.replays")
 
 PAGE_SIZE = 50
 """Steps per page: about 200 KB of JSON, a few milliseconds to serialise."""
@@ -369,7 +369,7 @@ class Replays:
         except NotFoundError:
             raise GatewayError(REPLAY_NOT_FOUND, f"no game {table_id} is stored") from None
         except Exception as exc:
-            log.warning("replay of %s: the events cannot be read: %s", table_id, exc)
+            log.warning("replay_events_unreadable", table_id=table_id, error=repr(exc))
             raise GatewayError(UNAVAILABLE, "stored games cannot be read now; retry") from None
         last_seq = int(last.seq or 0)
         sub = await self.js.subscribe(

@@ -17,7 +17,6 @@ it was (a seat never reported counts as present, the plain R16 rules).
 from __future__ import annotations
 
 import asyncio
-import logging
 import uuid
 
 from nats.aio.client import Client as NatsClient
@@ -26,13 +25,14 @@ from opolyx_contracts.envelope import ErrorReply
 from opolyx_contracts.errors import UNAVAILABLE
 from opolyx_contracts.gateway import TableAutopilotResult
 from opolyx_contracts.table import SeatPresence, SeatStatus
+from opolyx_service.logs import get_logger
 from pydantic import TypeAdapter, ValidationError
 
 from opolyx_gateway.errors import GatewayError
 
 __all__ = ["REFRESH_SECONDS", "REPORT_TIMEOUT", "SeatPresenceReports"]
 
-log = logging.getLogger("opolyx.gateway.seat_presence")
+log = get_logger("opolyx.gateway.seat_presence")
 
 REPORT_TIMEOUT = 2.0
 """Seconds a table has to answer one report (tried twice)."""
@@ -102,7 +102,12 @@ class SeatPresenceReports:
                 try:
                     await self._send(table_id, report)
                 except GatewayError as exc:
-                    log.debug("refresh of %s at %s: %s", player_id, table_id, exc)
+                    log.debug(
+                        "seat_presence_refresh_failed",
+                        player_id=player_id,
+                        table_id=table_id,
+                        error=repr(exc),
+                    )
 
     # ------------------------------------------------------------- reports
     def _want(self, key: Key, connected: bool) -> None:
@@ -126,7 +131,12 @@ class SeatPresenceReports:
                     except GatewayError as exc:
                         if exc.code == UNAVAILABLE and attempt == 1:
                             continue  # moving between instances, say: once more
-                        log.info("presence of %s at %s: %s", player_id, table_id, exc)
+                        log.info(
+                            "seat_presence_not_told",
+                            player_id=player_id,
+                            table_id=table_id,
+                            error=repr(exc),
+                        )
                         break
                 self._told[key] = connected
         finally:

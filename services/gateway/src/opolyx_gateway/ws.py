@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import logging
 import re
 import time
 from collections import deque
@@ -56,6 +55,7 @@ from opolyx_contracts.gateway import (
     TableWatch,
     client_message_adapter,
 )
+from opolyx_service.logs import get_logger
 from pydantic import BaseModel, ValidationError, create_model
 from pydantic_core import from_json
 
@@ -68,7 +68,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ClientSession", "TokenBucket", "websocket_endpoint", "with_channels"]
 
-log = logging.getLogger("opolyx.gateway.ws")
+log = get_logger("opolyx.gateway.ws")
 
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_TOO_SLOW = 4408
@@ -244,11 +244,11 @@ class ClientSession:
         except StopIteration:
             return None
         except (WebSocketDisconnect, RuntimeError, OSError) as exc:
-            log.debug("socket gone while writing: %r", exc)
+            log.debug("socket_gone_while_writing", error=repr(exc))
             self.close(1006, "gone")
             return None
         except Exception:  # never into the caller: it may be pushing to every watcher
-            log.exception("a push failed; closing the socket")
+            log.exception("push_failed_socket_closed")
             self.close(1011, "internal error")
             return None
         return _Unfinished(sending, waiting)
@@ -271,7 +271,7 @@ class ClientSession:
                 await self.socket.close(code=code, reason=reason)
         except (WebSocketDisconnect, RuntimeError, OSError) as exc:
             self.out.clear()
-            log.debug("socket gone while writing: %r", exc)
+            log.debug("socket_gone_while_writing", error=repr(exc))
         finally:
             self._writer = None
 
@@ -385,7 +385,7 @@ class ClientSession:
             text = self._error(message.id, exc.code, exc.message)
         except Exception:
             outcome = "error"
-            log.exception("message %s failed", type(message).__name__)
+            log.exception("message_failed", message_type=type(message).__name__)
             text = self._error(message.id, INTERNAL, "the gateway failed; try again")
         else:
             text = self._ok(message.id, result)
