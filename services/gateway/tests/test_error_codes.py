@@ -77,3 +77,17 @@ def test_every_served_code_has_a_text_in_every_language(lang: str) -> None:
         and f"ui.errors.area.{code.split('/')[0]}" not in messages
     ]
     assert missing == []
+
+
+STATIC_JS = ROOT / "services" / "gateway" / "src" / "opolyx_gateway" / "static" / "js"
+CLIENT_CODE = re.compile(r'^export const [A-Z_]+ = "([a-z]+/[a-z_]+)";', re.M)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_clients_own_codes_have_their_own_text_in_every_language(lang: str) -> None:
+    """A request cut short by a lost socket fails with the page's own `net/disconnected`
+    (net.js); it once read "Something went wrong (net/disconnected)"."""
+    own = {m.group(1) for p in STATIC_JS.rglob("*.js") for m in CLIENT_CODE.finditer(p.read_text())}
+    assert "net/disconnected" in own
+    messages = catalogue(lang)
+    assert sorted(c for c in own if f"ui.errors.{c.replace('/', '_')}" not in messages) == []
