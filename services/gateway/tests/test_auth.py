@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from gateway_builders import RunningGateway, gateway_settings, serve_gateway
+from opolyx_contracts.errors import ErrorBody
 from opolyx_gateway.auth import AuthError, TokenSigner, validate_display_name
 
 
@@ -68,8 +69,8 @@ async def test_sign_in_returns_a_token_that_authenticates_rest(gateway: RunningG
 async def test_sign_in_refuses_a_bad_name_with_a_clear_error(gateway: RunningGateway) -> None:
     response = await gateway.http.post("/api/session", json={"name": "<b>x</b>"})
     assert response.status_code == 400
-    assert response.json()["code"] == "auth/bad_name"
-    assert "letters" in response.json()["message"]
+    body = ErrorBody.model_validate(response.json())  # the contract's one error shape
+    assert body.code == "auth/bad_name" and "letters" in body.message
 
 
 async def test_rest_without_or_with_a_forged_token_is_refused(gateway: RunningGateway) -> None:

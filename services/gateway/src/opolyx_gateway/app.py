@@ -19,7 +19,7 @@ from litestar.types import Message, Scope
 from nats.aio.client import Client as NatsClient
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
-from opolyx_contracts.errors import PLAYER_NOT_FOUND, RATE_LIMITED, UNAVAILABLE
+from opolyx_contracts.errors import PLAYER_NOT_FOUND, RATE_LIMITED, UNAVAILABLE, ErrorBody
 from opolyx_contracts.gateway import (
     AUTH_BAD_NAME,
     AUTH_REQUIRED,
@@ -160,7 +160,7 @@ def _identity(request: Request[Any, Any, Any]) -> Identity:
     return _gateway(request.app.state).signer.verify(token.strip())
 
 
-def _error_response(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, str]]:
+def _error_response(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
     assert isinstance(exc, (AuthError, GatewayError))
     if isinstance(exc, AuthError):
         status = 400 if exc.code == AUTH_BAD_NAME else 401
@@ -172,7 +172,7 @@ def _error_response(request: Request[Any, Any, Any], exc: Exception) -> Response
         status = 404
     else:
         status = 400
-    return Response({"code": exc.code, "message": exc.message}, status_code=status)
+    return Response(exc.to_body(), status_code=status)
 
 
 @post("/api/session", tags=["auth"], summary="Sign in as a guest")
