@@ -15,16 +15,18 @@ import re
 from pathlib import Path
 
 import pytest
+from opolyx_contracts.errors import REPLY_NOT_INBOX
 from opolyx_contracts.refusals import RULES_ERROR_CODES
 from opolyx_gateway.constants import client_constants
 from test_catalogues import LANGUAGES, catalogue
+from test_constants import STATIC_JS
 
 ROOT = Path(__file__).resolve().parents[3]
 CODE = re.compile(r"^[a-z]+/[a-z_]+$")
 NOT_CODES = {"application/json", "namespace/reason"}  # a media type; a docstring's example
 # Codes that never reach a client: a request whose reply subject is no inbox gets no reply
 # (opolyx_service.replies only counts it in a metric).
-NEVER_SENT = {"request/reply_not_inbox"}
+NEVER_SENT = {REPLY_NOT_INBOX}
 
 
 def spelled_codes(*sources: Path) -> set[str]:
@@ -79,7 +81,6 @@ def test_every_served_code_has_a_text_in_every_language(lang: str) -> None:
     assert missing == []
 
 
-STATIC_JS = ROOT / "services" / "gateway" / "src" / "opolyx_gateway" / "static" / "js"
 CLIENT_CODE = re.compile(r'^export const [A-Z_]+ = "([a-z]+/[a-z_]+)";', re.M)
 
 
