@@ -38,6 +38,7 @@ from opolyx_service.health import (
 from opolyx_service.logs import get_logger
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.runtime import ServiceRuntime
+from opolyx_service.tasks import cancel_and_wait
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from pydantic import BaseModel, Field
 
@@ -377,10 +378,13 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
         try:
             yield
         finally:
-            if not connecting.done():
-                connecting.cancel()
-            with contextlib.suppress(BaseException):
-                await connecting
+            if connecting.done():
+                with contextlib.suppress(BaseException):  # refused credentials: logged already
+                    connecting.result()
+            else:
+                # Not `cancel(); await`: a connect attempt inside nats-py can swallow one
+                # cancellation (tasks.py), and the retry loop then outlived the signal.
+                await cancel_and_wait(connecting, settings.shutdown_grace)
             gw: Gateway | None = getattr(app.state, "gateway", None)
             if gw is not None:
                 for session in list(gw.sessions):
