@@ -36,6 +36,18 @@ TABLE_PARTS = [".topbar", ".who", ".table-view", ".side", ".tools", ".players li
 def expect_language(page: Page, lang: str, direction: str = "ltr") -> None:
     expect(page.locator("html")).to_have_attribute("lang", lang)
     expect(page.locator("html")).to_have_attribute("dir", direction)
+    # an app installed from the page describes itself in the page's language
+    manifest = page.locator('link[rel="manifest"]')
+    expect(manifest).to_have_attribute("href", f"/manifest.webmanifest?lang={lang}")
+
+
+def linked_manifest(page: Page) -> dict[str, str]:
+    """The manifest the page links now, as the browser fetches it to install the app."""
+    manifest: dict[str, str] = page.evaluate(
+        """() => fetch(document.querySelector('link[rel="manifest"]').href)
+                 .then((response) => response.json())"""
+    )
+    return manifest
 
 
 @on_desktop_and_phone()
@@ -48,6 +60,11 @@ def test_the_language_switch_is_remembered_across_a_reload(
     page.select_option("#lang", "de")
     expect_language(page, "de")
     expect(page.locator("#signin-title")).to_have_text(message("de", "ui", "signin.title"))
+    manifest = linked_manifest(page)
+    assert (manifest["lang"], manifest["description"]) == (
+        "de",
+        message("de", "ui", "meta.description"),
+    )
     expect(page.locator("#signin-name")).to_have_attribute(
         "placeholder", message("de", "ui", "signin.placeholder")
     )

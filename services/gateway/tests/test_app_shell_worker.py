@@ -12,6 +12,8 @@ from opolyx_gateway.app_shell import FILES_MARK, VERSION_MARK, service_worker
 from opolyx_gateway.constants import client_constants, rent_tax_schedule
 
 STATIC = Path(__file__).resolve().parents[1] / "src/opolyx_gateway/static"
+GENERATED = {"/js/constants.js": "export const X = 1;\n", "/manifest.webmanifest": "{}\n"}
+"""What the gateway serves from its memory (constants, the app's manifest)."""
 
 
 def _shell_list(text: str) -> list[str]:
@@ -20,7 +22,7 @@ def _shell_list(text: str) -> list[str]:
 
 
 def test_the_worker_caches_every_shell_file_and_names_its_version(tmp_path: Path) -> None:
-    worker = service_worker(STATIC, "export const X = 1;\n")
+    worker = service_worker(STATIC, GENERATED)
     assert VERSION_MARK not in worker.text and FILES_MARK not in worker.text
     assert f'const VERSION = "{worker.version}";' in worker.text
     urls = _shell_list(worker.text)
@@ -38,18 +40,19 @@ def test_the_worker_caches_every_shell_file_and_names_its_version(tmp_path: Path
     ):
         assert url in urls, url
     assert "/sw.js" not in urls
-    for url in urls[2:]:
+    for url in urls[1 + len(GENERATED) :]:
         assert (STATIC / url.lstrip("/")).is_file(), url
 
 
 def test_a_changed_file_or_constant_is_a_new_version(tmp_path: Path) -> None:
     copy = tmp_path / "static"
     shutil.copytree(STATIC, copy)
-    first = service_worker(copy, "a")
-    assert service_worker(copy, "a").version == first.version
-    assert service_worker(copy, "b").version != first.version
+    first = service_worker(copy, GENERATED)
+    assert service_worker(copy, GENERATED).version == first.version
+    changed = {**GENERATED, "/js/constants.js": "export const X = 2;\n"}
+    assert service_worker(copy, changed).version != first.version
     (copy / "app.css").write_text((copy / "app.css").read_text() + "\n/* new */\n")
-    assert service_worker(copy, "a").version != first.version
+    assert service_worker(copy, GENERATED).version != first.version
 
 
 def test_the_rent_tax_schedule_is_the_rules_share_round_by_round() -> None:

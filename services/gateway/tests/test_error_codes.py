@@ -23,7 +23,7 @@ from test_constants import STATIC_JS
 
 ROOT = Path(__file__).resolve().parents[3]
 CODE = re.compile(r"^[a-z]+/[a-z_]+$")
-NOT_CODES = {"application/json", "namespace/reason"}  # a media type; a docstring's example
+NOT_CODES = {"application/json", "image/png", "namespace/reason"}  # media types; an example
 # Codes that never reach a client: a request whose reply subject is no inbox gets no reply
 # (opolyx_service.replies only counts it in a metric).
 NEVER_SENT = {REPLY_NOT_INBOX}

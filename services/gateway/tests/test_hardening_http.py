@@ -18,6 +18,7 @@ PATHS = [
     ("/app.css", 200),
     ("/js/net.js", 200),
     ("/js/constants.js", 200),
+    ("/manifest.webmanifest?lang=ar", 200),
     ("/api/board", 200),
     ("/api/session", 401),  # an error of the API, as JSON
     ("/no/such/page", 404),

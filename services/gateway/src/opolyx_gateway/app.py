@@ -43,6 +43,12 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from pydantic import BaseModel, Field
 
 from opolyx_gateway.admission import Admission
+from opolyx_gateway.app_manifest import (
+    FALLBACK_LANGUAGE,
+    MANIFEST_PATH,
+    app_manifest_route,
+    app_manifests,
+)
 from opolyx_gateway.app_shell import service_worker, service_worker_route
 from opolyx_gateway.auth import (
     AuthError,
@@ -69,6 +75,7 @@ log = get_logger("opolyx.gateway")
 
 PLAYERS_BUCKET = "gateway_players"
 """Display names of guests, so profiles can name any player who signed in."""
+CONSTANTS_PATH = "/js/constants.js"
 
 SECURITY_HEADERS = {
     # Scripts, styles and connections from this origin only: no inline script or style
@@ -257,7 +264,7 @@ async def board_data() -> dict[str, Any]:
 
 
 @get(
-    "/js/constants.js",
+    CONSTANTS_PATH,
     media_type="text/javascript; charset=utf-8",
     include_in_schema=False,
     cache_control=CacheControlHeader(no_cache=True),
@@ -397,6 +404,8 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
                     log.warning("nats_closed_without_draining", error=repr(exc))
                     await gw.nc.close()
 
+    constants = constants_module(client_constants())
+    manifests = app_manifests(options.static_dir)
     return Litestar(
         route_handlers=[
             sign_in,
@@ -407,6 +416,7 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
             progression_router,
             board_data,
             client_constants_module,
+            app_manifest_route,
             service_worker_route,
             live,
             ready,
@@ -423,9 +433,11 @@ def create_app(settings: GatewaySettings, runtime: ServiceRuntime | None = None)
         lifespan=[lifespan],
         state=State(
             {
-                "constants_module": constants_module(client_constants()),
+                "constants_module": constants,
+                "app_manifests": manifests,
                 "service_worker": service_worker(
-                    options.static_dir, constants_module(client_constants())
+                    options.static_dir,
+                    {CONSTANTS_PATH: constants, MANIFEST_PATH: manifests[FALLBACK_LANGUAGE]},
                 ),
                 "readiness": readiness,
                 "registry": registry,

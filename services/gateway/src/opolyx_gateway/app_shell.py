@@ -2,10 +2,10 @@
 
 The worker's source is ``static/sw.js``; the gateway fills in two things when it starts:
 the list of files that make up the app shell (every file of the static directory, the page
-itself and the generated ``/js/constants.js``), and the shell's version, a hash of all of
-them. A deploy that changes any file changes the version, so the browser sees a new
-worker, installs it beside the running one and the page offers to reload (static/js/pwa.js);
-the old cache is dropped when the new worker takes over.
+itself and what the gateway generates: ``/js/constants.js`` and ``/manifest.webmanifest``),
+and the shell's version, a hash of all of them. A deploy that changes any file changes the
+version, so the browser sees a new worker, installs it beside the running one and the page
+offers to reload (static/js/pwa.js); the old cache is dropped when the new worker takes over.
 
 ``/sw.js`` is served with ``Cache-Control: no-cache`` (browsers then check it on every
 visit) and ``Service-Worker-Allowed: /`` (its scope is the whole site).
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +27,8 @@ __all__ = ["ServiceWorker", "service_worker", "service_worker_route"]
 SOURCE = "sw.js"
 VERSION_MARK = '"__SHELL_VERSION__"'
 FILES_MARK = '["__SHELL_FILES__"]'
-EXTRA_URLS = ("/", "/js/constants.js")
-"""Shell URLs that are not files of the static directory."""
+PAGE_URL = "/"
+"""The page (index.html) under the address the app opens at."""
 SKIPPED_SUFFIXES = (".map", ".md")
 
 
@@ -38,10 +39,14 @@ class ServiceWorker:
     text: str
 
 
-def service_worker(static_dir: Path, constants_module: str) -> ServiceWorker:
-    """The worker's text for the files now in ``static_dir`` (read once, at start)."""
-    digest = hashlib.sha256(constants_module.encode())
-    urls = list(EXTRA_URLS)
+def service_worker(static_dir: Path, generated: Mapping[str, str]) -> ServiceWorker:
+    """The worker's text for the files now in ``static_dir`` and the gateway's `generated`
+    responses (URL -> text) (read once, at start)."""
+    digest = hashlib.sha256()
+    urls = [PAGE_URL]
+    for url, text in sorted(generated.items()):
+        digest.update(url.encode() + b"\0" + text.encode() + b"\0")
+        urls.append(url)
     for path in sorted(p for p in static_dir.rglob("*") if p.is_file()):
         relative = path.relative_to(static_dir).as_posix()
         if relative == SOURCE or relative.endswith(SKIPPED_SUFFIXES) or "/." in f"/{relative}":

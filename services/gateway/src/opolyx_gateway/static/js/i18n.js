@@ -85,6 +85,9 @@ export async function setLanguage(code, { remember = true } = {}) {
   if (remember) localStorage.setItem(STORAGE_KEY, code);
   document.documentElement.lang = code;
   document.documentElement.dir = direction();
+  // An app installed from this page describes itself in the page's language.
+  const manifest = document.querySelector('link[rel="manifest"]');
+  if (manifest) manifest.href = `/manifest.webmanifest?lang=${encodeURIComponent(code)}`;
   translateDom(document);
   for (const fn of listeners) fn(code);
 }
