@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from opolyx_service import metrics
 from opolyx_service.metrics import ServiceMetrics
+from opolyx_testing.sources import python_sources, source_roots
 from prometheus_client import CollectorRegistry
 
 
@@ -53,8 +54,7 @@ def test_every_service_builds_its_metrics_through_the_named_helpers() -> None:
     table's and the lobby's once were `table_*` and `lobby_*`)."""
     sources = [
         path
-        for root in ("libs", "services")
-        for path in (REPO / root).glob("*/src/**/*.py")
+        for path in python_sources(*source_roots(REPO))
         if path.name != "metrics.py" or path.parent.name != "opolyx_service"
     ]
     assert len(sources) > 50

@@ -4,22 +4,20 @@ catalogue's, `lang` and `dir` say which, and every language the client offers ha
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from client_files import I18N
 from gateway_builders import RunningGateway
-
-CATALOGUES = Path(__file__).resolve().parents[1] / "src/opolyx_gateway/static/i18n"
 
 
 def languages() -> dict[str, dict[str, str]]:
     index: dict[str, dict[str, dict[str, str]]] = json.loads(
-        (CATALOGUES / "index.json").read_text(encoding="utf-8")
+        (I18N / "index.json").read_text(encoding="utf-8")
     )
     return index["languages"]
 
 
 def description(code: str) -> str:
-    ui = json.loads((CATALOGUES / code / "ui.json").read_text(encoding="utf-8"))
+    ui = json.loads((I18N / code / "ui.json").read_text(encoding="utf-8"))
     text: str = ui["meta"]["description"]
     return text
 

@@ -8,10 +8,10 @@ import shutil
 from pathlib import Path
 
 import opolyx_rules
+from client_files import STATIC
 from opolyx_gateway.app_shell import FILES_MARK, VERSION_MARK, service_worker
 from opolyx_gateway.constants import client_constants, rent_tax_schedule
 
-STATIC = Path(__file__).resolve().parents[1] / "src/opolyx_gateway/static"
 GENERATED = {"/js/constants.js": "export const X = 1;\n", "/manifest.webmanifest": "{}\n"}
 """What the gateway serves from its memory (constants, the app's manifest)."""
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from client_files import I18N, STATIC, client_scripts
 from opolyx_rules import board, modes
 
-STATIC = Path(__file__).resolve().parents[1] / "src" / "opolyx_gateway" / "static"
-I18N = STATIC / "i18n"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 CATEGORIES = {"zero", "one", "two", "few", "many", "other"}
 # Plural categories each language's integers use (CLDR, as Intl.PluralRules selects them).
@@ -143,7 +141,7 @@ def test_translations_are_not_english_copies() -> None:
 def test_every_key_the_client_asks_for_exists() -> None:
     english = catalogue("en")
     used: set[str] = set()
-    for path in sorted((STATIC / "js").rglob("*.js")):
+    for path in client_scripts():
         used |= set(KEY_CALL.findall(path.read_text(encoding="utf-8")))
     for match in KEY_ATTR.findall((STATIC / "index.html").read_text(encoding="utf-8")):
         used |= {part.split(":")[-1].strip() for part in match.split(";")}

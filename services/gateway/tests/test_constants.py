@@ -8,10 +8,10 @@ import dataclasses
 import json
 import re
 import typing
-from pathlib import Path
 from typing import Any
 
 import opolyx_rules
+from client_files import STATIC_JS, client_scripts
 from gateway_builders import RunningGateway
 from opolyx_contracts.lobby import RoomSummary
 from opolyx_contracts.table import DecisionKind
@@ -19,7 +19,6 @@ from opolyx_gateway.constants import client_constants, constants_module
 from opolyx_rules import modes
 from pydantic_core import to_jsonable_python
 
-STATIC_JS = Path(__file__).resolve().parents[1] / "src" / "opolyx_gateway" / "static" / "js"
 EXPORT = re.compile(r"^export const (\w+) = (?:Object\.freeze\((.*)\)|(.*));$")
 IMPORT = re.compile(r'import \{([^}]*)\} from "(?:\./|\.\./)constants\.js";', re.S)
 
@@ -60,7 +59,7 @@ def test_transfer_reasons_are_those_the_rules_send() -> None:
 def client_references() -> list[tuple[str, str, str]]:
     """(file, group, key) for every `Alias.KEY` the client's modules use."""
     found = []
-    for path in sorted(STATIC_JS.rglob("*.js")):
+    for path in client_scripts():
         text = path.read_text(encoding="utf-8")
         name = path.relative_to(STATIC_JS).as_posix()
         for block in IMPORT.findall(text):
@@ -98,7 +97,7 @@ def test_the_client_spells_no_code_type_or_reason_itself() -> None:
     reasons = typing.cast(dict[str, str], constants["TRANSFER_REASONS"]).values()
     spelled |= {r for r in reasons if "_" in r}
     spelled |= set(typing.cast(dict[str, str], constants["LOBBY_EVENT_TYPES"]).values())
-    for path in sorted(STATIC_JS.rglob("*.js")):
+    for path in client_scripts():
         literals = set(re.findall(r'"([^"\\\n]*)"', path.read_text(encoding="utf-8")))
         assert not literals & spelled, f"{path.name} spells {sorted(literals & spelled)}"
 
@@ -123,7 +122,7 @@ def test_the_client_compares_wire_values_only_through_served_constants() -> None
         for value in typing.cast(dict[str, str], constants[group]).values()
     }
     wire.add(typing.cast(str, constants["REPLY_TYPE"]))
-    for path in sorted(STATIC_JS.rglob("*.js")):
+    for path in client_scripts():
         text = path.read_text(encoding="utf-8")
         spelled = {value for match in COMPARED.finditer(text) for value in match.groups() if value}
         for match in LISTED.finditer(text):

@@ -15,11 +15,12 @@ import re
 from pathlib import Path
 
 import pytest
+from client_files import client_scripts
 from opolyx_contracts.errors import REPLY_NOT_INBOX
 from opolyx_contracts.refusals import RULES_ERROR_CODES
 from opolyx_gateway.constants import client_constants
+from opolyx_testing.sources import python_sources, source_roots
 from test_catalogues import LANGUAGES, catalogue
-from test_constants import STATIC_JS
 
 ROOT = Path(__file__).resolve().parents[3]
 CODE = re.compile(r"^[a-z]+/[a-z_]+$")
@@ -29,16 +30,15 @@ NOT_CODES = {"application/json", "image/png", "namespace/reason"}  # media types
 NEVER_SENT = {REPLY_NOT_INBOX}
 
 
-def spelled_codes(*sources: Path) -> set[str]:
+def spelled_codes(*roots: Path) -> set[str]:
     """The string constants of these source trees that have the shape of an error code."""
     found: set[str] = set()
-    for source in sources:
-        for path in sorted(source.rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
-                text = node.value if isinstance(node, ast.Constant) else None
-                if isinstance(text, str) and CODE.match(text) and text not in NOT_CODES:
-                    found.add(text)
+    for path in python_sources(*roots):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and CODE.match(text) and text not in NOT_CODES:
+                found.add(text)
     return found
 
 
@@ -51,10 +51,6 @@ def served_codes() -> set[str]:
     return codes
 
 
-def sources() -> list[Path]:
-    return [*sorted(ROOT.glob("libs/*/src")), *sorted(ROOT.glob("services/*/src"))]
-
-
 def test_the_contract_lists_every_code_the_rules_refuse_with() -> None:
     rules = spelled_codes(ROOT / "libs" / "opolyx_rules" / "src")
     assert "trade/unfair" in rules and "turn/not_your_turn" in rules
@@ -63,7 +59,7 @@ def test_the_contract_lists_every_code_the_rules_refuse_with() -> None:
 
 
 def test_every_code_the_services_spell_is_served_to_the_client() -> None:
-    spelled = spelled_codes(*sources())
+    spelled = spelled_codes(*source_roots(ROOT))
     assert {"lobby/room_full", "chat/too_long", "replay/not_found", "seat/not_automated"} <= spelled
     assert sorted(spelled - served_codes() - NEVER_SENT) == []
 
@@ -88,7 +84,7 @@ CLIENT_CODE = re.compile(r'^export const [A-Z_]+ = "([a-z]+/[a-z_]+)";', re.M)
 def test_the_clients_own_codes_have_their_own_text_in_every_language(lang: str) -> None:
     """A request cut short by a lost socket fails with the page's own `net/disconnected`
     (net.js); it once read "Something went wrong (net/disconnected)"."""
-    own = {m.group(1) for p in STATIC_JS.rglob("*.js") for m in CLIENT_CODE.finditer(p.read_text())}
+    own = {m.group(1) for p in client_scripts() for m in CLIENT_CODE.finditer(p.read_text())}
     assert "net/disconnected" in own
     messages = catalogue(lang)
     assert sorted(c for c in own if f"ui.errors.{c.replace('/', '_')}" not in messages) == []

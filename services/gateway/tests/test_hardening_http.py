@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
+from client_files import client_scripts
 from gateway_builders import RunningGateway
 from opolyx_gateway.settings import GatewayOptions
 
@@ -83,8 +83,6 @@ def test_the_page_and_scripts_need_nothing_the_policy_forbids() -> None:
         r"""setAttribute\(\s*["']style["']|\.innerHTML\s*=|\beval\(|new Function\(|"""
         r"""\bstyle\s*:\s*[`"']"""
     )
-    scripts = list(Path(static, "js").rglob("*.js"))
-    assert scripts
-    for script in scripts:
+    for script in client_scripts():
         text = script.read_text()
         assert not forbidden.search(text), f"{script.name}: {forbidden.search(text)}"

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
+from client_files import STATIC, client_scripts
 
-STATIC = Path(__file__).resolve().parents[1] / "src" / "opolyx_gateway" / "static"
 READABLE_ATTRS = ("aria-label", "title", "placeholder", "alt", "content")
 NOT_WORDS = {"opolyx", "opolyx replay"}  # the brand, the same in every language
 WORD = re.compile(r"[^\W\d_]{2,}")
@@ -71,7 +70,7 @@ SENTENCE = re.compile(r'"([A-Z][a-z]+(?:[ -][a-z]+)+[.!?]?)"')
 
 def test_no_module_builds_an_english_sentence() -> None:
     found = []
-    for path in sorted((STATIC / "js").rglob("*.js")):
+    for path in client_scripts():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             code = line.split("//")[0]
             found += [f"{path.name}:{number} {text}" for text in SENTENCE.findall(code)]

@@ -17,10 +17,10 @@ import time
 import typing
 import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from client_files import STATIC_JS
 from gateway_builders import RunningGateway, WsClient, gateway_settings, serve_gateway
 from opolyx_contracts.chat import CHAT_DUPLICATE
 from opolyx_contracts.errors import UNAVAILABLE
@@ -40,7 +40,7 @@ from opolyx_testing.nats_server import NatsServer
 from pydantic import ValidationError
 from test_social_chat import start_chat
 
-NET_JS = Path(__file__).resolve().parents[1] / "src" / "opolyx_gateway" / "static" / "js" / "net.js"
+NET_JS = STATIC_JS / "net.js"
 
 
 class Services:
