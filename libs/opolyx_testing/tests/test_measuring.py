@@ -33,18 +33,23 @@ def test_machine_busy_seconds_grow_by_at_least_this_process_work() -> None:
 
 
 def _waiting_python(code: str) -> subprocess.Popen[bytes]:
-    """A Python process that runs `code`, then waits until its stdin closes."""
-    return subprocess.Popen(
-        [sys.executable, "-c", f"import sys; {code}; sys.stdin.read()"], stdin=subprocess.PIPE
+    """A Python process that runs `code`, says so on stdout, then waits until its stdin
+    closes; returned once it has said so."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", f"import sys; {code}; print('ready', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
     )
+    assert process.stdout is not None
+    assert process.stdout.readline() == b"ready\n"
+    return process
 
 
 def test_rss_bytes_sees_memory_a_process_touches() -> None:
+    # Read once both have finished `code`: polling until the RSS passed 64 MiB read it
+    # while the 64 MiB were still being filled (59.8 MB apart under load).
     holding, bare = _waiting_python('b = b"x" * (64 << 20)'), _waiting_python("pass")
     try:
-        deadline = time.monotonic() + 30
-        while rss_bytes(holding.pid) < 64 << 20 and time.monotonic() < deadline:
-            time.sleep(0.05)
         assert rss_bytes(holding.pid) - rss_bytes(bare.pid) >= 60 << 20
     finally:
         holding.communicate(b"")
