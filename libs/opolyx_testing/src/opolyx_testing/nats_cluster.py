@@ -7,8 +7,8 @@ cluster shows: streams and buckets created with several replicas (one server acc
 
 The nodes run the same authorization as the single test server (`write_nats_auth`: one
 user per role), each with its own client port, route port and JetStream store. `url` lists
-every node, as a service in a cluster is configured. The context returns once JetStream has
-elected its meta leader, so a stream can be created at once.
+every node, as a service in a cluster is configured. The context returns once JetStream can
+place a stream on every node, so a stream with as many replicas can be created at once.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 
 import nats
 from nats.aio.client import Client
+from nats.js.api import StorageType
 from opolyx_service.nats_auth import connect_options
 from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
 from opolyx_service.settings import NatsSettings
@@ -36,6 +37,8 @@ from opolyx_testing.ports import free_port
 __all__ = ["NatsCluster", "start_nats_cluster"]
 
 CLUSTER_NAME = "opolyx-test"
+PLACEMENT_PROBE = "CLUSTER_READY_PROBE"
+"""A stream made with a replica on every node and deleted again before the cluster is used."""
 
 
 @dataclass
@@ -112,8 +115,11 @@ async def _quiet(exc: Exception) -> None:
     """A refused connection while the nodes start is expected: not logged."""
 
 
-async def _wait_for_meta_leader(cluster: NatsCluster, deadline: float) -> None:
-    """Until JetStream answers an account request: its meta group has a leader."""
+async def _wait_for_jetstream(cluster: NatsCluster, nodes: int, deadline: float) -> None:
+    """Until a stream with `nodes` replicas can be placed: the meta group has a leader and
+    knows every node. A meta leader alone was not enough: a bucket with 3 replicas created
+    right after one was elected got "no suitable peers for placement" (once, in a CI run
+    beside another test suite), as the leader had not heard of every peer yet."""
     last: Exception | None = None
     while time.monotonic() < deadline:
         settings = cluster.settings_for(ADMIN_ROLE)
@@ -135,11 +141,18 @@ async def _wait_for_meta_leader(cluster: NatsCluster, deadline: float) -> None:
             await asyncio.sleep(0.05)
             continue
         try:
-            await nc.jetstream(timeout=1).account_info()
+            js = nc.jetstream(timeout=2)
+            await js.add_stream(
+                name=PLACEMENT_PROBE,
+                subjects=[f"{PLACEMENT_PROBE}.>"],
+                num_replicas=nodes,
+                storage=StorageType.MEMORY,
+            )
+            await js.delete_stream(PLACEMENT_PROBE)
             return
-        except Exception as exc:  # no meta leader yet ("JetStream system temporarily unavailable")
+        except Exception as exc:  # no meta leader yet, or it does not know every peer yet
             last = exc
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)
         finally:
             await nc.close()
     raise RuntimeError(f"the cluster's JetStream did not come up: {last!r}\n{cluster.log_tail()}")
@@ -185,7 +198,7 @@ def start_nats_cluster(
         # In a thread of its own: the caller may be running an event loop already.
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             pool.submit(
-                asyncio.run, _wait_for_meta_leader(cluster, time.monotonic() + timeout)
+                asyncio.run, _wait_for_jetstream(cluster, nodes, time.monotonic() + timeout)
             ).result()
         yield cluster
     finally:
