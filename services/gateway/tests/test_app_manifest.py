@@ -40,6 +40,8 @@ async def test_each_language_installs_with_its_own_description(gateway: RunningG
     assert len(seen) == len(languages()), "a language shows another's description"
     assert english["lang"] == "en" and english["description"] == description("en")
     assert (await gateway.http.get("/manifest.webmanifest?lang=ar")).json()["dir"] == "rtl"
+    # the English one is part of the installed app's shell (kept for offline starts)
+    assert '"/manifest.webmanifest"' in (await gateway.http.get("/sw.js")).text
 
 
 async def test_an_unknown_language_gets_the_english_manifest(gateway: RunningGateway) -> None:
