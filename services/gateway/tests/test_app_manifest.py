@@ -3,22 +3,19 @@ catalogue's, `lang` and `dir` say which, and every language the client offers ha
 
 from __future__ import annotations
 
-import json
-
-from client_files import I18N
 from gateway_builders import RunningGateway
+from test_catalogues import catalogue, index
 
 
 def languages() -> dict[str, dict[str, str]]:
-    index: dict[str, dict[str, dict[str, str]]] = json.loads(
-        (I18N / "index.json").read_text(encoding="utf-8")
-    )
-    return index["languages"]
+    known: dict[str, dict[str, str]] = index()["languages"]
+    return known
 
 
 def description(code: str) -> str:
-    ui = json.loads((I18N / code / "ui.json").read_text(encoding="utf-8"))
-    text: str = ui["meta"]["description"]
+    """The page's description in `code`, as the client's loader reads the catalogues."""
+    text = catalogue(code)["ui.meta.description"]
+    assert isinstance(text, str)
     return text
 
 
