@@ -56,7 +56,7 @@ class Network:
     def __init__(self, page: Page) -> None:
         self.down = False
         self.page = page
-        page.route_web_socket(re.compile(r"/ws$"), self._route)
+        page.route_web_socket(re.compile(r"/ws(\?[^/]*)?$"), self._route)
 
     def _route(self, socket: WebSocketRoute) -> None:
         if self.down:

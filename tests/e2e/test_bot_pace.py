@@ -14,12 +14,12 @@ time is a lower bound on it, which a loaded machine can only lengthen."""
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import statistics
 import time
 from dataclasses import dataclass, field
 
+from opolyx_testing.gateway_client import frame_messages
 from playwright.sync_api import Page, ViewportSize, WebSocket
 
 from .client_steps import WAIT_S, my_pending, sign_in, start_game_with_bots, table_seq
@@ -43,10 +43,9 @@ class Updates:
         socket.on("framereceived", self._frame)
 
     def _frame(self, payload: str | bytes) -> None:
-        text = payload if isinstance(payload, str) else payload.decode()
-        message = json.loads(text)
-        if message.get("type") == "table.update":
-            self.seen.append((message["first_seq"], message["last_seq"], message["now"]))
+        for message in frame_messages(payload):
+            if message.get("type") == "table.update":
+                self.seen.append((message["first_seq"], message["last_seq"], message["now"]))
 
 
 def end_my_turn(page: Page) -> None:

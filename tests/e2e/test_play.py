@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
+from opolyx_testing.gateway_client import frame_messages
 from playwright.sync_api import Page, expect
 
 from .client_steps import SEQ, sign_in, start_game_with_bots, table_seq
@@ -101,12 +103,19 @@ def bot_names(page: Page) -> list[str]:
 
 def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     page = pages.open()
+    frames: list[list[dict[str, Any]]] = []
+    page.on(
+        "websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(frame_messages(f)))
+    )
     sign_in(page, "Alice")
     start_game_with_bots(page)
     expect(page.locator("#players li", has_text="Alice (you)")).to_have_count(1)
     expect(page.locator("#countdown .secs")).to_have_text(re.compile(r"^\d+ s$"))
 
     choice = play_until_a_purchase_decision(page, buy=True)
+    # the page asks for batched frames: its commands' replies came with their updates
+    batched = [[m["type"] for m in frame] for frame in frames if len(frame) > 1]
+    assert ["table.update", "reply"] in batched, batched
     log = page.locator("#log")
     if choice == "buy":
         expect(log).to_contain_text("Alice (you) bought")

@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from opolyx_testing.gateway_client import frame_messages
 from playwright.sync_api import Page, WebSocketRoute, expect
 
 from .client_steps import sign_in
@@ -43,7 +44,7 @@ class LossyLink:
         """(socket number, message) for every message of the lost one's id the page sent."""
         self.answers: list[tuple[int, dict[str, Any]]] = []
         """(socket number, reply) for every reply to it that reached the page."""
-        page.route_web_socket(re.compile(r"/ws$"), self._route)
+        page.route_web_socket(re.compile(r"/ws(\?[^/]*)?$"), self._route)
 
     def arm(self, matches: Matcher) -> None:
         self.matches = matches
@@ -63,14 +64,14 @@ class LossyLink:
             server.send(message)
 
         def to_page(message: str | bytes) -> None:
-            data = _parse(message)
-            if data is not None and self.lost_id is not None and data.get("id") == self.lost_id:
-                if not self.dropped:
-                    self.dropped = True
-                    page_side.close()
-                    server.close()
-                    return
-                self.answers.append((number, data))
+            for data in frame_messages(message):
+                if self.lost_id is not None and data.get("id") == self.lost_id:
+                    if not self.dropped:
+                        self.dropped = True
+                        page_side.close()
+                        server.close()
+                        return
+                    self.answers.append((number, data))
             page_side.send(message)
 
         page_side.on_message(to_server)

@@ -45,6 +45,7 @@ from opolyx_contracts.gateway import (
     TableWatch,
     TableWatchResult,
     client_message_adapter,
+    server_frame_adapter,
     server_message_adapter,
 )
 from opolyx_contracts.lobby import LobbyEvent, LobbyReply, RoomDetail, RoomMember
@@ -176,6 +177,18 @@ def test_every_server_message_round_trips(message: BaseModel) -> None:
     parsed = server_message_adapter.validate_json(text)
     assert type(parsed) is type(message)
     assert parsed.model_dump_json() == text
+
+
+def test_a_batched_frame_holds_messages_in_order() -> None:
+    update = next(m for m in SERVER_MESSAGES if m.type == "table.update")
+    reply = OkReply(id=7, data=TableCmdResult(seq=2, version=2, events=1))
+    text = "[" + ",".join(m.model_dump_json() for m in (update, reply)) + "]"
+    frame = server_frame_adapter.validate_json(text)
+    assert isinstance(frame, list) and [type(m) for m in frame] == [TableUpdatePush, OkReply]
+    single = server_frame_adapter.validate_json(reply.model_dump_json())
+    assert isinstance(single, OkReply) and single.id == 7
+    with pytest.raises(ValidationError):
+        server_frame_adapter.validate_json('[{"type": "reply", "id": 1}, 3]')
 
 
 def test_every_push_type_has_a_sample() -> None:

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from opolyx_contracts import subjects
 from opolyx_contracts.envelope import error_reply
 from opolyx_contracts.errors import BUSY
 from opolyx_contracts.game import DiceRolled, GameEvent, Roll, TurnStarted
+from opolyx_contracts.gateway import BATCH_PARAM
 from opolyx_contracts.lobby import LobbyReply
 from opolyx_contracts.table import (
     CommandAccepted,
@@ -43,6 +45,7 @@ from opolyx_rules import new_game, public_view
 from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_stream
 from opolyx_service.settings import NatsSettings
+from opolyx_testing.gateway_client import frame_messages
 
 KEYS = {"k1": "first-key-0123456789abcdef"}
 
@@ -69,6 +72,8 @@ class FakeTable:
         """Store this many batches without publishing their update (core NATS lost it)."""
         self.views_without_pending = False
         """Answer views as tables did before `TableView.pending` (a rolling upgrade)."""
+        self.reply_first = False
+        """Answer a command before publishing its update, as the table service does."""
         state = new_game("classic", len(players), 7)
         self.state = PublicView.model_validate(public_view(state))
 
@@ -87,8 +92,9 @@ class FakeTable:
             if not player.startswith("bot")
         ]
 
-    async def publish(self, *events: GameEvent) -> int:
-        """Store the events of one command as one message, then tell the watchers."""
+    async def publish(self, *events: GameEvent, reply: Msg | None = None) -> int:
+        """Store the events of one command as one message, then tell the watchers; a
+        command's `reply` goes before or after that (`reply_first`)."""
         first = self.seq + 1
         records = [
             EventRecord(seq=first + i, version=first + i, event=e) for i, e in enumerate(events)
@@ -108,9 +114,17 @@ class FakeTable:
             body.model_dump_json().encode(),
             headers={"Nats-Msg-Id": event_message_id(self.table_id, first)},
         )
+        if reply is not None and self.reply_first:
+            await self._accept(reply)
         if self.drop_updates > 0:
             self.drop_updates -= 1
-            return self.seq
+        else:
+            await self._publish_update(first, records)
+        if reply is not None and not self.reply_first:
+            await self._accept(reply)
+        return self.seq
+
+    async def _publish_update(self, first: int, records: list[EventRecord]) -> None:
         update = TableUpdate(
             table_id=self.table_id,
             first_seq=first,
@@ -125,7 +139,11 @@ class FakeTable:
         await self.nc.publish(
             subjects.table_update(self.table_id), update.model_dump_json().encode()
         )
-        return self.seq
+
+    async def _accept(self, msg: Msg) -> None:
+        await msg.respond(
+            CommandAccepted(seq=self.seq, version=self.seq, events=1).model_dump_json().encode()
+        )
 
     async def act(self, seat: int, events: int = 1) -> int:
         """Somebody else (a bot, another player) acts at this table."""
@@ -152,13 +170,11 @@ class FakeTable:
                 .encode()
             )
             return
-        seq = await self.publish(
+        await self.publish(
             DiceRolled(
                 seat=seat, white=(1, 2), third=None, doubles=0, roll_again=False, x_jump=False
-            )
-        )
-        await msg.respond(
-            CommandAccepted(seq=seq, version=seq, events=1).model_dump_json().encode()
+            ),
+            reply=msg,
         )
 
     def view(self, seat: int | None) -> TableView:
@@ -219,8 +235,13 @@ class RunningGateway:
         body = response.json()
         return body["token"], body["player_id"]
 
-    async def client(self, token: str | None = None, *, hello: bool = True) -> WsClient:
-        client = WsClient(await websockets.connect(self.ws_url))
+    async def client(
+        self, token: str | None = None, *, hello: bool = True, batched: bool = False
+    ) -> WsClient:
+        """A websocket, signed in with `token` unless `hello` is false; `batched` asks for
+        batched frames (``?batch=1``), as the web client does."""
+        url = f"{self.ws_url}?{BATCH_PARAM}=1" if batched else self.ws_url
+        client = WsClient(await websockets.connect(url))
         if hello:
             assert token is not None
             reply = await client.request("hello", token=token)
@@ -229,12 +250,15 @@ class RunningGateway:
 
 
 class WsClient:
-    """A websocket client that keeps pushes apart from replies."""
+    """A websocket client that keeps pushes apart from replies, and every frame as read."""
 
     def __init__(self, socket: websockets.ClientConnection) -> None:
         self.socket = socket
         self.pushes: list[dict[str, Any]] = []
         self.replies: dict[Any, dict[str, Any]] = {}
+        self.frames: list[list[dict[str, Any]]] = []
+        """Each frame read, as its messages (one, or a batched frame's several)."""
+        self._unread: deque[dict[str, Any]] = deque()
         self.next_id = 0
 
     async def send(self, kind: str, **fields: Any) -> int:
@@ -246,7 +270,12 @@ class WsClient:
         await self.socket.send(text)
 
     async def receive(self, timeout: float = 5.0) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.socket.recv(), timeout))
+        """The next message (of a batched frame, one at a time)."""
+        if not self._unread:
+            frame = frame_messages(await asyncio.wait_for(self.socket.recv(), timeout))
+            self.frames.append(frame)
+            self._unread.extend(frame)
+        message = self._unread.popleft()
         if message["type"] == "reply":
             self.replies[message["id"]] = message
         else:

@@ -94,6 +94,9 @@ class Sink:
     def push(self, text: str) -> None:
         self.pushes.append(text)
 
+    def push_table(self, table_id: str, seq: int, text: str) -> None:
+        self.push(text)
+
     def kinds(self) -> list[str]:
         return [text.split('"type":"', 1)[1].split('"', 1)[0] for text in self.pushes]
 

@@ -89,7 +89,8 @@ class Transport:
 def a_session(transport: Transport) -> ClientSession:
     gateway: Any = SimpleNamespace(options=GatewayOptions(signing_keys=KEYS, send_queue_size=8))
     socket: Any = SimpleNamespace(
-        scope={"type": "websocket", ASGI_CHANNELS: (transport.receive, transport.send)}
+        scope={"type": "websocket", ASGI_CHANNELS: (transport.receive, transport.send)},
+        query_params={},
     )
     return ClientSession(gateway, socket)
 

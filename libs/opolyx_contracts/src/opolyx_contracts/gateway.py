@@ -47,6 +47,13 @@ Gateway -> client pushes (`Push`, no id):
 - ``chat.message``: a live message in a watched chat channel (after the history the
   ``chat.watch`` reply carried), unless the player muted its sender.
 
+Frames: one message per frame, unless the socket was opened with ``?batch=1``
+(`BATCH_PARAM`): then a frame may also be a JSON array of messages, to be read in order
+(`ServerFrame`). A ``table.cmd`` reply that is ready before the ``table.update`` of the
+command has reached the socket waits for that update (at most 0.1 s) and goes in its
+frame, ``[update, reply]``: the client has the new state when the reply resolves. A client
+that does not ask (an older one) gets every message in a frame of its own.
+
 The player's identity always comes from the token, never from a message.
 """
 
@@ -80,6 +87,7 @@ __all__ = [
     "AUTH_INVALID_TOKEN",
     "AUTH_REQUIRED",
     "AUTH_SESSION_ENDED",
+    "BATCH_PARAM",
     "CHAT_TEXT_LIMIT",
     "GATEWAY_ERROR_CODES",
     "GATEWAY_PROTOCOL",
@@ -120,6 +128,7 @@ __all__ = [
     "Push",
     "Reply",
     "ReplyResult",
+    "ServerFrame",
     "ServerMessage",
     "TableAutopilot",
     "TableAutopilotResult",
@@ -135,6 +144,7 @@ __all__ = [
     "TableWatchResult",
     "TradePreviewResult",
     "client_message_adapter",
+    "server_frame_adapter",
     "server_message_adapter",
 ]
 
@@ -662,3 +672,12 @@ ServerMessage = Annotated[Push | Reply, Field(union_mode="left_to_right")]
 """Anything the gateway sends on a socket."""
 
 server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+BATCH_PARAM = "batch"
+"""Query parameter of the websocket URL (``/ws?batch=1``) by which a client says it reads
+batched frames; a gateway that predates it ignores it (a rolling upgrade stays readable)."""
+
+ServerFrame = ServerMessage | list[ServerMessage]
+"""One websocket frame from the gateway: a message, or (on a batched socket) several."""
+
+server_frame_adapter: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)

@@ -8,6 +8,8 @@
 
 A socket that closes (the gateway died) fails every request still waiting with
 `SocketClosed`; the caller opens a new one and resumes (``table.watch`` with ``since``).
+Like the web client, it reads batched frames (``?batch=1``: a command's update and its
+reply in one frame) unless opened with ``batched=False``.
 """
 
 from __future__ import annotations
@@ -20,10 +22,17 @@ from typing import Any
 
 import httpx
 import websockets
-from opolyx_contracts.gateway import Hello
+from opolyx_contracts.gateway import BATCH_PARAM, Hello
 from pydantic import BaseModel
 
-__all__ = ["GatewaySocket", "SocketClosed", "sign_in"]
+__all__ = ["GatewaySocket", "SocketClosed", "frame_messages", "sign_in"]
+
+
+def frame_messages(frame: str | bytes) -> list[dict[str, Any]]:
+    """The messages of one frame from the gateway, in order: one, or a batched frame's
+    several (the contract's `ServerFrame`)."""
+    data = json.loads(frame)
+    return [m for m in (data if isinstance(data, list) else [data]) if isinstance(m, dict)]
 
 
 class SocketClosed(ConnectionError):
@@ -49,9 +58,13 @@ class GatewaySocket:
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, token: str, timeout: float = 5.0) -> GatewaySocket:
+    async def open(
+        cls, url: str, token: str, timeout: float = 5.0, *, batched: bool = True
+    ) -> GatewaySocket:
         """Connect and say hello (raises OSError, TimeoutError or SocketClosed when the
         gateway is away or not ready)."""
+        if batched:
+            url = f"{url}{'&' if '?' in url else '?'}{BATCH_PARAM}=1"
         try:
             connection = await websockets.connect(url, open_timeout=timeout)
         except websockets.InvalidHandshake as exc:  # e.g. HTTP 503 while it starts
@@ -106,19 +119,22 @@ class GatewaySocket:
     async def _read(self) -> None:
         try:
             async for text in self.socket:
-                message: dict[str, Any] = json.loads(text)
-                if message.get("type") != "reply":
-                    self.pushes.put_nowait(message)
-                    continue
-                future = self._waiting.get(message.get("id"))  # type: ignore[arg-type]
-                if future is not None and not future.done():
-                    future.set_result(message)
+                for message in frame_messages(text):
+                    self._take(message)
         except websockets.ConnectionClosed:
             pass
         finally:
             for future in self._waiting.values():
                 if not future.done():
                     future.set_exception(SocketClosed("the socket closed before the reply"))
+
+    def _take(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "reply":
+            self.pushes.put_nowait(message)
+            return
+        future = self._waiting.get(message.get("id"))  # type: ignore[arg-type]
+        if future is not None and not future.done():
+            future.set_result(message)
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):

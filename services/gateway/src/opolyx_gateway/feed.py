@@ -74,6 +74,10 @@ class Sink(Protocol):
     def push(self, text: str) -> None:
         """Send a push, already encoded (the same text goes to every watcher)."""
 
+    def push_table(self, table_id: str, seq: int, text: str) -> None:
+        """`push` of a push that brings the client's view of `table_id` to `seq` (a
+        command's reply waiting for that sequence may go in the same frame)."""
+
 
 class ViewSource(Protocol):
     async def table_view(self, table_id: str, seat: int | None) -> TableView: ...
@@ -91,9 +95,9 @@ class Watcher:
     held: list[str] | None = None
     """Pushes kept back while this client's replay is read (None: send at once)."""
 
-    def send(self, sink: Sink, text: str) -> None:
+    def send(self, sink: Sink, table_id: str, seq: int, text: str) -> None:
         if self.held is None:
-            sink.push(text)
+            sink.push_table(table_id, seq, text)
         else:
             self.held.append(text)
 
@@ -198,7 +202,7 @@ class TableFeed:
     def _broadcast(self, seq: int, text: str) -> None:
         for sink, watcher in list(self.watchers.items()):
             if watcher.cursor < seq:
-                watcher.send(sink, text)
+                watcher.send(sink, self.table_id, seq, text)
                 watcher.cursor = seq
 
     async def _push_missed(self, after: int, upto: int) -> None:
@@ -278,7 +282,7 @@ class TableFeed:
                     await self._push_missed(before, state.seq)
                     text = encode_state(state)
                     for sink, watcher in list(self.watchers.items()):
-                        watcher.send(sink, text)
+                        watcher.send(sink, self.table_id, state.seq, text)
                         watcher.cursor = state.seq
                     return
             await asyncio.sleep(0.05 * 2**attempt)  # the view lags the reply: ask again

@@ -183,6 +183,15 @@ class Hub:
         if feed is not None:
             await feed.leave(sink)
 
+    def cursor_of(self, sink: Sink, table_id: str) -> int | None:
+        """The last sequence of `table_id` pushed to `sink` (None: it does not watch the
+        table, or its pushes are held while its replay is read)."""
+        feed = self.feeds.get(table_id)
+        watcher = None if feed is None else feed.watchers.get(sink)
+        if watcher is None or watcher.held is not None:
+            return None
+        return watcher.cursor
+
     def command_done(self, table_id: str, seq: int) -> None:
         """A command at `table_id` was accepted at `seq`: its watchers must see it."""
         feed = self.feeds.get(table_id)

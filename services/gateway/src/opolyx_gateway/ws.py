@@ -29,6 +29,7 @@ from opolyx_contracts.gateway import (
     AUTH_ALREADY_SIGNED_IN,
     AUTH_EXPIRED_TOKEN,
     AUTH_REQUIRED,
+    BATCH_PARAM,
     GATEWAY_PROTOCOL,
     ChatMuteRequest,
     ChatMutesRequest,
@@ -50,6 +51,7 @@ from opolyx_contracts.gateway import (
     ReplyResult,
     TableAutopilot,
     TableCmd,
+    TableCmdResult,
     TableTradePreview,
     TableUnwatch,
     TableWatch,
@@ -62,6 +64,7 @@ from pydantic_core import from_json
 from opolyx_gateway.auth import AuthError, Identity
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.idempotency import CHANGING_TYPES, request_key
+from opolyx_gateway.reply_fold import HeldReply, batch_frame
 
 if TYPE_CHECKING:
     from opolyx_gateway.app import Gateway
@@ -140,7 +143,8 @@ def with_channels(app: ASGIApp) -> ASGIApp:
     (``send_text``, ``send_data``, the socket's state check, the app's ``before_send`` hook
     runner, the exception middleware's response-started check), all of them for HTTP or for
     state `ClientSession` keeps itself. After the handshake (through Litestar), a session
-    talks to the server's own channels: 3 sends and 1 receive per table command."""
+    talks to the server's own channels: 2 sends (3 on a socket without batched frames) and
+    1 receive per table command of a two-seat table."""
 
     async def app_with_channels(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == ScopeType.WEBSOCKET:
@@ -178,10 +182,12 @@ class ClientSession:
 
     __slots__ = (
         "_expiry",
+        "_held",
         "_receive",
         "_send",
         "_writer",
         "address",
+        "batched",
         "bucket",
         "chat_rooms",
         "closing",
@@ -214,6 +220,9 @@ class ClientSession:
         self.chat_rooms: set[str] = set()
         self.address = "unknown"
         """The client's address (`admission.py`)."""
+        self.batched = socket.query_params.get(BATCH_PARAM) == "1"
+        """The client reads frames of several messages (`reply_fold.py`)."""
+        self._held: HeldReply | None = None
 
     # -- Sink ---------------------------------------------------------------
     def push(self, text: str) -> None:
@@ -232,6 +241,34 @@ class ClientSession:
         self.out.append(text)
         if self._writer is None:
             self._writer = asyncio.create_task(self._write())
+
+    def push_table(self, table_id: str, seq: int, text: str) -> None:
+        """A push that brings `table_id` to `seq`: the reply held for it goes with it."""
+        held = self._held
+        if held is not None and held.goes_with(table_id, seq):
+            self._held = None
+            held.timer.cancel()
+            text = batch_frame(text, held.text)
+        self.push(text)
+
+    def _hold_for_update(self, table_id: str, seq: int, text: str) -> bool:
+        """Keep a command's reply back for the update bringing this socket's view of the
+        table to `seq` (`reply_fold.py`), when that update has not come yet."""
+        if not self.batched:
+            return False
+        cursor = self.gw.hub.cursor_of(self, table_id)
+        if cursor is None or cursor >= seq:
+            return False
+        self._release_held()
+        self._held = HeldReply.start(table_id, seq, text, self._release_held)
+        return True
+
+    def _release_held(self) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            held.timer.cancel()
+            self.push(held.text)
 
     def _send_now(self, text: str) -> _Unfinished | None:
         """Start sending `text` at once, without a task: the server's send returns without
@@ -300,6 +337,8 @@ class ClientSession:
             self.gw.sessions.discard(self)
             if self._expiry is not None:
                 self._expiry.cancel()
+            if self._held is not None:
+                self._held.timer.cancel()
             if self.identity is not None:
                 self.gw.hub.signed_out(self, self.identity.player_id)
                 self.gw.presence.disconnected(self.identity.player_id)
@@ -367,6 +406,7 @@ class ClientSession:
             return
         started = time.perf_counter()
         outcome = "ok"
+        held = False
         try:
             if self.identity is not None and type(message) in CHANGING_TYPES:
                 # a retry of a lobby or chat change gets the first reply (idempotency.py)
@@ -389,7 +429,14 @@ class ClientSession:
             text = self._error(message.id, INTERNAL, "the gateway failed; try again")
         else:
             text = self._ok(message.id, result)
-        await self._reply(text)
+            # the reply of a command may go out with the update it caused (reply_fold.py)
+            held = (
+                isinstance(message, TableCmd)
+                and isinstance(result, TableCmdResult)
+                and self._hold_for_update(message.table, result.seq, text)
+            )
+        if not held:
+            await self._reply(text)
         self.gw.metrics.observe(message.type, outcome, time.perf_counter() - started)
 
     def _refusal(self, raw: str | bytes, exc: ValidationError) -> str:

@@ -1,6 +1,8 @@
 // The gateway connection: REST sign-in and one websocket with replies, pushes and reconnects.
 
-import { AUTH_ERRORS, CLOSE_CODES, ONCE_PER_ID_TYPES, REPLY_TYPE, RESEND_WINDOW_SECONDS } from "./constants.js";
+import {
+  AUTH_ERRORS, BATCH_QUERY, CLOSE_CODES, ONCE_PER_ID_TYPES, REPLY_TYPE, RESEND_WINDOW_SECONDS,
+} from "./constants.js";
 
 // This page's own code for a request cut short by a lost connection (never sent by a server).
 export const DISCONNECTED = "net/disconnected";
@@ -91,7 +93,8 @@ export class Connection {
       return;
     }
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    // batched: a frame may hold several messages (a command's update and its reply)
+    const socket = new WebSocket(`${scheme}//${location.host}/ws?${BATCH_QUERY}`);
     this.socket = socket;
     this.onStatus("connecting");
     socket.addEventListener("open", () => this.hello(socket));
@@ -151,12 +154,17 @@ export class Connection {
   }
 
   receive(text) {
-    let message;
+    let frame;
     try {
-      message = JSON.parse(text);
+      frame = JSON.parse(text);
     } catch {
       return;
     }
+    // A batched frame holds several messages, in the order they are to be read.
+    for (const message of Array.isArray(frame) ? frame : [frame]) this.handle(message);
+  }
+
+  handle(message) {
     if (message.type === REPLY_TYPE) {
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
