@@ -44,7 +44,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from baseline import BASELINE_COMMIT, baseline_env, current_env
-from gateway_clients import Figures, Player, bare_play, open_socket
+from gateway_clients import BATCH_QUERY, Figures, Player, bare_play, open_socket
 from opolyx_testing.measuring import cpu_seconds, machine_busy_seconds, rss_bytes
 from opolyx_testing.ports import free_port
 
@@ -298,9 +298,9 @@ class Bench:
 
     def player_socket(self, side: Side, players: list[Player]) -> Callable[[int], Awaitable[Any]]:
         async def prepare(i: int) -> Any:
-            ws = await open_socket(side.ws_url)
             if side.floor:
-                return ws
+                return await open_socket(side.ws_url)
+            ws = await open_socket(f"{side.ws_url}?{BATCH_QUERY}")
             player = players[i]
             reader = asyncio.create_task(player.reader(ws))
             await player.join(ws)
@@ -464,7 +464,10 @@ def report(bench: Bench, sides: list[Side]) -> None:
     for phase, title in titles.items():
         if phase not in current.results:
             continue
-        print(f"\n{title}\n{'side':<22} {'cmd/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+        print(
+            f"\n{title}\n{'side':<22} {'cmd/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} "
+            f"{'frames/cmd':>10}"
+        )
         measured = [s for s in sides if phase in s.results]
         stats = {s.name: s.results[phase].summary(seconds) for s in measured}
         for side in measured:
@@ -472,7 +475,7 @@ def report(bench: Bench, sides: list[Side]) -> None:
             codes = ", ".join(f"{c} {n}" for c, n in side.results[phase].codes.most_common(3))
             print(
                 f"{side.name:<22} {fig['per_second']:>8.0f} {fig['p50_ms']:>8.2f} "
-                f"{fig['p99_ms']:>8.2f} {side.results[phase].errors:>7}"
+                f"{fig['p99_ms']:>8.2f} {side.results[phase].errors:>7} {fig['frames']:>10.2f}"
                 + (f"  ({codes})" if codes else "")
             )
         cur, base, flo = stats[current.name], stats[baseline.name], stats[floor.name]

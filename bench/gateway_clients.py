@@ -23,10 +23,12 @@ from collections import Counter
 from typing import Any
 
 import orjson
+from opolyx_contracts.gateway import BATCH_PARAM
 from opolyx_service import flush_in_order
 from opolyx_testing.measuring import percentile
 
 __all__ = [
+    "BATCH_QUERY",
     "ECHO_SUBJECT",
     "Figures",
     "Player",
@@ -34,12 +36,15 @@ __all__ = [
 ]
 
 ECHO_SUBJECT = "bench.echo"
+BATCH_QUERY = f"{BATCH_PARAM}=1"
 DECISIONS = ("roll", "buy", "pay", "pass", "jackpot_decline", "bus", "teleport", "pay_bail")
 RAISE_FUNDS = ("sell", "mortgage", "bankrupt")
 
 
 async def open_socket(url: str) -> Any:
-    """A websocket client without compression (the floor negotiates none either)."""
+    """A websocket client without compression (the floor negotiates none either). The
+    players' sockets ask for batched frames (`BATCH_QUERY`), as the web client does; the
+    baseline's gateway and the floor's server ignore the query."""
     import websockets
 
     return await websockets.connect(url, max_size=None, compression=None, ping_interval=None)
@@ -53,16 +58,20 @@ class Figures:
         self.errors = 0
         self.codes: Counter[str] = Counter()
         """The error replies' codes."""
+        self.frames = 0
+        """Websocket frames the clients read while playing (a batched frame counts once)."""
 
     def summary(self, seconds: float) -> dict[str, float]:
         lat = self.latencies
         if not lat:
-            return {"per_second": 0.0, "p50_ms": float("nan"), "p99_ms": float("nan"), "n": 0}
+            nan = float("nan")
+            return {"per_second": 0.0, "p50_ms": nan, "p99_ms": nan, "n": 0, "frames": nan}
         return {
             "per_second": len(lat) / seconds,
             "p50_ms": statistics.median(lat) * 1000,
             "p99_ms": percentile(lat, 0.99) * 1000,
             "n": len(lat),
+            "frames": self.frames / len(lat),
         }
 
 
@@ -82,6 +91,7 @@ class Player:
         self.changed = asyncio.Event()
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.next_id = 0
+        self.frames = 0
 
     async def request(self, ws: Any, kind: str, **fields: Any) -> dict[str, Any]:
         self.next_id += 1
@@ -105,14 +115,17 @@ class Player:
         # orjson: these clients are the measuring apparatus and share the cores with what
         # they measure; the standard library's parser took 34 us per 3.5 KB update, orjson 12.
         async for text in ws:
-            message = orjson.loads(text)
-            kind = message["type"]
-            if kind == "reply":
-                future = self.replies.pop(message["id"], None)
-                if future is not None and not future.done():
-                    future.set_result(message)
-            elif kind in ("table.state", "table.update"):
-                self._on_view(message)
+            self.frames += 1
+            frame = orjson.loads(text)
+            # a batched frame (today's gateway: a command's update and its reply) in order
+            for message in frame if isinstance(frame, list) else (frame,):
+                kind = message["type"]
+                if kind == "reply":
+                    future = self.replies.pop(message["id"], None)
+                    if future is not None and not future.done():
+                        future.set_result(message)
+                elif kind in ("table.state", "table.update"):
+                    self._on_view(message)
 
     def choose(self) -> dict[str, Any] | None:
         view = self.view
@@ -140,6 +153,13 @@ class Player:
     async def play(self, ws: Any, stop: float, figures: Figures, think: float) -> None:
         """Answer this seat's decisions until ``stop``, after ``think`` seconds (jittered)
         of thinking each; one command in flight at a time."""
+        frames_before = self.frames
+        try:
+            await self._play(ws, stop, figures, think)
+        finally:
+            figures.frames += self.frames - frames_before
+
+    async def _play(self, ws: Any, stop: float, figures: Figures, think: float) -> None:
         while time.perf_counter() < stop:
             command = self.choose()
             if command is not None and think:
@@ -182,6 +202,7 @@ async def bare_play(ws: Any, stop: float, figures: Figures, think: float) -> Non
         t0 = time.perf_counter()
         await ws.send(json.dumps({"id": n, "type": "table.cmd", "command": {"type": "roll"}}))
         await ws.recv()
+        figures.frames += 1
         if t0 < stop:
             figures.latencies.append(time.perf_counter() - t0)
         if think:  # half the players of two-seat tables act at once
