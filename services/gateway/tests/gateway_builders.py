@@ -39,8 +39,8 @@ from opolyx_contracts.table import (
     event_message_id,
 )
 from opolyx_gateway import create_app
+from opolyx_gateway.serving import served
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
-from opolyx_gateway.ws import with_channels
 from opolyx_rules import new_game, public_view
 from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_stream
@@ -318,7 +318,7 @@ async def serve_gateway(
     """The gateway on a real uvicorn (websockets included) on a free loopback port; the
     test's own connection (`RunningGateway.nc`, fake tables and lobby) uses `test_nats_url`."""
     config = uvicorn.Config(
-        with_channels(create_app(settings)),  # as `opolyx-gateway` serves it
+        served(create_app(settings)),  # as `opolyx-gateway` serves it
         host="127.0.0.1",
         port=0,
         ws="websockets-sansio",

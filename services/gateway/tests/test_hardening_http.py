@@ -49,6 +49,26 @@ async def test_every_response_carries_the_security_headers(
     assert response.headers["x-frame-options"] == "DENY"
 
 
+HEAD_PATHS = [*PATHS, ("/sw.js", 200), ("/manifest.webmanifest", 200)]
+SAME_HEADERS = ("content-type", "cache-control", "content-security-policy")
+CHANGING_BODIES = {"/metrics"}
+"""Paths whose body may change between the GET and the HEAD (counters move)."""
+
+
+@pytest.mark.parametrize(("path", "status"), HEAD_PATHS)
+async def test_head_answers_as_get_does_without_the_body(
+    gateway: RunningGateway, path: str, status: int
+) -> None:
+    get = await gateway.http.get(path)
+    head = await gateway.http.head(path)
+    assert (head.status_code, get.status_code) == (status, status), head.headers
+    assert head.content == b""
+    for name in SAME_HEADERS:
+        assert head.headers.get(name) == get.headers.get(name), name
+    if path not in CHANGING_BODIES:
+        assert head.headers["content-length"] == str(len(get.content))
+
+
 async def test_a_post_and_its_refusal_carry_them_too(gateway: RunningGateway) -> None:
     for body, status in (({"name": "Valid Name"}, 201), ({"name": "<x>"}, 400)):
         response = await gateway.http.post("/api/session", json=body)

@@ -18,8 +18,8 @@ from opolyx_service.gc_policy import freeze_until_shutdown
 from opolyx_service.runtime import ServiceRuntime, run_service
 
 from opolyx_gateway.app import create_app
+from opolyx_gateway.serving import served
 from opolyx_gateway.settings import GatewaySettings
-from opolyx_gateway.ws import with_channels
 
 
 class _Server(uvicorn.Server):
@@ -32,7 +32,7 @@ class _Server(uvicorn.Server):
 
 def uvicorn_config(settings: GatewaySettings, app: Litestar) -> uvicorn.Config:
     return uvicorn.Config(
-        with_channels(app),
+        served(app),
         host=settings.http.host,
         port=settings.http.port,
         ws="websockets-sansio",
