@@ -44,7 +44,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from baseline import BASELINE_COMMIT, baseline_env, current_env
-from gateway_clients import BATCH_QUERY, Figures, Player, bare_play, open_socket
+from gateway_clients import Figures, Player, bare_play, open_socket
+from opolyx_contracts.gateway import BATCH_QUERY
 from opolyx_testing.measuring import cpu_seconds, machine_busy_seconds, rss_bytes
 from opolyx_testing.ports import free_port
 

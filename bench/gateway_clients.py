@@ -23,12 +23,10 @@ from collections import Counter
 from typing import Any
 
 import orjson
-from opolyx_contracts.gateway import BATCH_PARAM
 from opolyx_service import flush_in_order
 from opolyx_testing.measuring import percentile
 
 __all__ = [
-    "BATCH_QUERY",
     "ECHO_SUBJECT",
     "Figures",
     "Player",
@@ -36,7 +34,6 @@ __all__ = [
 ]
 
 ECHO_SUBJECT = "bench.echo"
-BATCH_QUERY = f"{BATCH_PARAM}=1"
 DECISIONS = ("roll", "buy", "pay", "pass", "jackpot_decline", "bus", "teleport", "pay_bail")
 RAISE_FUNDS = ("sell", "mortgage", "bankrupt")
 

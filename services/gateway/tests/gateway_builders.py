@@ -23,7 +23,7 @@ from opolyx_contracts import subjects
 from opolyx_contracts.envelope import error_reply
 from opolyx_contracts.errors import BUSY
 from opolyx_contracts.game import DiceRolled, GameEvent, Roll, TurnStarted
-from opolyx_contracts.gateway import BATCH_PARAM
+from opolyx_contracts.gateway import BATCH_QUERY
 from opolyx_contracts.lobby import LobbyReply
 from opolyx_contracts.table import (
     CommandAccepted,
@@ -240,7 +240,7 @@ class RunningGateway:
     ) -> WsClient:
         """A websocket, signed in with `token` unless `hello` is false; `batched` asks for
         batched frames (``?batch=1``), as the web client does."""
-        url = f"{self.ws_url}?{BATCH_PARAM}=1" if batched else self.ws_url
+        url = f"{self.ws_url}?{BATCH_QUERY}" if batched else self.ws_url
         client = WsClient(await websockets.connect(url))
         if hello:
             assert token is not None

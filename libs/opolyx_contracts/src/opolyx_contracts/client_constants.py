@@ -27,7 +27,7 @@ from opolyx_contracts.game import (
 )
 from opolyx_contracts.gateway import (
     AUTH_ERROR_CODES,
-    BATCH_PARAM,
+    BATCH_QUERY,
     CHAT_TEXT_LIMIT,
     GATEWAY_ERROR_CODES,
     GATEWAY_PROTOCOL,
@@ -76,7 +76,7 @@ def contract_constants() -> dict[str, object]:
     return {
         "PROTOCOL": GATEWAY_PROTOCOL,
         # the websocket URL's query by which the client reads batched frames
-        "BATCH_QUERY": f"{BATCH_PARAM}=1",
+        "BATCH_QUERY": BATCH_QUERY,
         "CHAT_TEXT_LIMIT": CHAT_TEXT_LIMIT,
         "STICKERS": enum_of(chat.STICKERS),
         "CHAT_ERRORS": codes_of(chat.CHAT_ERROR_CODES),

@@ -88,6 +88,7 @@ __all__ = [
     "AUTH_REQUIRED",
     "AUTH_SESSION_ENDED",
     "BATCH_PARAM",
+    "BATCH_QUERY",
     "CHAT_TEXT_LIMIT",
     "GATEWAY_ERROR_CODES",
     "GATEWAY_PROTOCOL",
@@ -676,6 +677,8 @@ server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 BATCH_PARAM = "batch"
 """Query parameter of the websocket URL (``/ws?batch=1``) by which a client says it reads
 batched frames; a gateway that predates it ignores it (a rolling upgrade stays readable)."""
+BATCH_QUERY = f"{BATCH_PARAM}=1"
+"""The websocket URL's query of a client that reads batched frames."""
 
 ServerFrame = ServerMessage | list[ServerMessage]
 """One websocket frame from the gateway: a message, or (on a batched socket) several."""

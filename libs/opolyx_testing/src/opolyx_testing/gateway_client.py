@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 import websockets
-from opolyx_contracts.gateway import BATCH_PARAM, Hello
+from opolyx_contracts.gateway import BATCH_QUERY, Hello
 from pydantic import BaseModel
 
 __all__ = ["GatewaySocket", "SocketClosed", "frame_messages", "sign_in"]
@@ -64,7 +64,7 @@ class GatewaySocket:
         """Connect and say hello (raises OSError, TimeoutError or SocketClosed when the
         gateway is away or not ready)."""
         if batched:
-            url = f"{url}{'&' if '?' in url else '?'}{BATCH_PARAM}=1"
+            url = f"{url}{'&' if '?' in url else '?'}{BATCH_QUERY}"
         try:
             connection = await websockets.connect(url, open_timeout=timeout)
         except websockets.InvalidHandshake as exc:  # e.g. HTTP 503 while it starts

@@ -6,7 +6,9 @@ The identity sent to the services is the token's, never anything inside a messag
 
 A connection costs one task (the ASGI handler's, which reads): pushes are queued and
 written by a task that exists only while there is something to write, and a reply goes out
-directly from the reader when nothing is queued before it.
+directly from the reader when nothing is queued before it. On a socket that reads batched
+frames, a command's reply may instead wait for the update it caused and go in its frame
+(`reply_fold.py`).
 """
 
 from __future__ import annotations
