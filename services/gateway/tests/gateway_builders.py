@@ -39,12 +39,12 @@ from opolyx_contracts.table import (
     event_message_id,
 )
 from opolyx_gateway import create_app
-from opolyx_gateway.serving import served
+from opolyx_gateway.__main__ import uvicorn_config
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
 from opolyx_rules import new_game, public_view
 from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_stream
-from opolyx_service.settings import NatsSettings
+from opolyx_service.settings import HttpSettings, NatsSettings
 from opolyx_testing.gateway_client import frame_messages
 
 KEYS = {"k1": "first-key-0123456789abcdef"}
@@ -315,16 +315,11 @@ def gateway_settings(nats_url: str, **options: Any) -> GatewaySettings:
 async def serve_gateway(
     settings: GatewaySettings, test_nats_url: str | None = None
 ) -> AsyncIterator[RunningGateway]:
-    """The gateway on a real uvicorn (websockets included) on a free loopback port; the
-    test's own connection (`RunningGateway.nc`, fake tables and lobby) uses `test_nats_url`."""
-    config = uvicorn.Config(
-        served(create_app(settings)),  # as `opolyx-gateway` serves it
-        host="127.0.0.1",
-        port=0,
-        ws="websockets-sansio",
-        log_level="warning",
-        lifespan="on",
-    )
+    """The gateway on uvicorn configured exactly as `opolyx-gateway` runs it (its wrappers,
+    no compression, the frame limit, no proxy headers), on a free loopback port; the test's
+    own connection (`RunningGateway.nc`, fake tables and lobby) uses `test_nats_url`."""
+    settings = settings.model_copy(update={"http": HttpSettings(host="127.0.0.1", port=0)})
+    config = uvicorn_config(settings, create_app(settings))
     async with serve_on(config, test_nats_url or settings.nats.url) as running:
         yield running
 

@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 import websockets
-from gateway_builders import RunningGateway, WsClient, gateway_settings
+from gateway_builders import RunningGateway, WsClient, gateway_settings, serve_gateway
 from opolyx_gateway.admission import _parse_networks, client_address
 from opolyx_testing.nats_server import NatsServer
-from test_hardening_ws import serve_as_deployed
 
 
 async def connect(gw: RunningGateway, forwarded_for: str | None = None) -> WsClient:
@@ -53,7 +52,7 @@ async def test_a_flooder_is_refused_new_sockets_for_the_cool_down(
     settings = flood_settings(
         nats_server.url_for("gateway"), flood_cooldown_seconds=600, trusted_proxies=["127.0.0.1"]
     )
-    async with serve_as_deployed(settings, nats_server.url) as gw:
+    async with serve_gateway(settings, nats_server.url) as gw:
         token, _ = await gw.sign_in("Flood")
         other_token, _ = await gw.sign_in("Calm")
         flooder = await connect(gw, "203.0.113.7")
@@ -74,7 +73,7 @@ async def test_a_flooder_is_refused_new_sockets_for_the_cool_down(
 
 async def test_after_the_cool_down_the_address_is_let_in_again(nats_server: NatsServer) -> None:
     settings = flood_settings(nats_server.url_for("gateway"), flood_cooldown_seconds=0.5)
-    async with serve_as_deployed(settings, nats_server.url) as gw:
+    async with serve_gateway(settings, nats_server.url) as gw:
         token, _ = await gw.sign_in("Flood")
         flooder = await gw.client(token)
         assert await flood_until_closed(flooder) == 1008
@@ -85,7 +84,7 @@ async def test_after_the_cool_down_the_address_is_let_in_again(nats_server: Nats
 
 async def test_one_address_holds_a_bounded_number_of_sockets(nats_server: NatsServer) -> None:
     settings = gateway_settings(nats_server.url_for("gateway"), max_sockets_per_address=2)
-    async with serve_as_deployed(settings, nats_server.url) as gw:
+    async with serve_gateway(settings, nats_server.url) as gw:
         token, _ = await gw.sign_in()
         first, second = await gw.client(token), await gw.client(token)
         # untrusted peer: a forged header does not make it another client

@@ -6,10 +6,8 @@ command, and more spectators than a table takes."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -19,24 +17,8 @@ from gateway_builders import (
     RunningGateway,
     gateway_settings,
     serve_gateway,
-    serve_on,
 )
-from opolyx_gateway import create_app
-from opolyx_gateway.__main__ import uvicorn_config
-from opolyx_gateway.settings import GatewaySettings
-from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
-
-
-@contextlib.asynccontextmanager
-async def serve_as_deployed(
-    settings: GatewaySettings, test_nats_url: str
-) -> AsyncIterator[RunningGateway]:
-    """The gateway on uvicorn configured exactly as the process runs it (frame limit
-    included), on a free loopback port."""
-    settings = settings.model_copy(update={"http": HttpSettings(host="127.0.0.1", port=0)})
-    async with serve_on(uvicorn_config(settings, create_app(settings)), test_nats_url) as running:
-        yield running
 
 
 async def closed_code(client: Any, timeout: float = 5.0) -> int | None:
@@ -105,7 +87,7 @@ async def test_oversized_messages_get_a_coded_reply_up_to_the_frame_limit(
     nats_server: NatsServer,
 ) -> None:
     settings = gateway_settings(nats_server.url_for("gateway"))  # the defaults
-    async with serve_as_deployed(settings, nats_server.url) as gw:
+    async with serve_gateway(settings, nats_server.url) as gw:
         token, _ = await gw.sign_in()
         client = await gw.client(token)
         for size in (20_000, 100_000, 900_000):
