@@ -12,10 +12,11 @@ import asyncio
 import contextlib
 import signal
 import time
+from collections import Counter
 
 from nats.aio.client import Client
 from nats.js.errors import KeyNotFoundError
-from opolyx_contracts.subjects import TABLE_LEASES_BUCKET
+from opolyx_contracts.subjects import DEFAULT_TABLE_PARTITIONS, TABLE_LEASES_BUCKET
 from opolyx_contracts.table import SeatSpec, TableCreated
 from opolyx_testing import ServiceProcess, script_path
 from opolyx_testing.chaos import owner_of
@@ -42,28 +43,36 @@ async def start_instance(
     return process
 
 
-async def both_hold_leases(nc: Client, deadline: float) -> None:
+async def leases_settled(nc: Client, deadline: float) -> None:
+    """Wait until "left" and "right" each hold their fair share of the partitions. Until
+    then the one that started first hands one partition back per heartbeat: a lease it
+    hands back just before the test stops it would be free, not its owner's, when the test
+    looks (seen once in CI as `KeyNotFoundError` on the table's partition)."""
     kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
+    share = DEFAULT_TABLE_PARTITIONS // 2
+    holders: Counter[bytes | None] = Counter()
     while time.monotonic() < deadline:
-        holders = set()
-        for p in range(16):
+        holders = Counter()
+        for p in range(DEFAULT_TABLE_PARTITIONS):
             try:
                 entry = await kv.get(f"p.{p}")
             except Exception:
+                holders[None] += 1
                 continue
-            holders.add(entry.value)
-        if holders == {b"left", b"right"}:
+            holders[entry.value] += 1
+        if holders == Counter({b"left": share, b"right": share}):
             return
         await asyncio.sleep(0.2)
-    raise AssertionError("the partitions were never shared")
+    raise AssertionError(f"the partitions were never shared out evenly: {holders}")
 
 
 async def two_instances_and_a_table(
     processes: ServiceProcesses, server: NatsServer, nc: Client
 ) -> tuple[dict[str, ServiceProcess], TableClient, TableCreated, str]:
-    """Instances "left" and "right" sharing the partitions, a new table, and its owner."""
+    """Instances "left" and "right" sharing the partitions evenly, a new table, and its
+    owner."""
     instances = {name: await start_instance(processes, server, name) for name in ("left", "right")}
-    await both_hold_leases(nc, time.monotonic() + 60)
+    await leases_settled(nc, time.monotonic() + 60)
     client = TableClient(nc, timeout=2.0, retry_for=5.0)
     table = await client.create("classic", [SeatSpec(player_id="p0"), SeatSpec(player_id="p1")])
     return instances, client, table, await owner_of(nc, table.table_id)
