@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from gateway_builders import FakeTable, RunningGateway, WsClient
-from opolyx_contracts.gateway import TableCmdResult, server_frame_adapter
+from opolyx_contracts.gateway import (
+    OkReply,
+    TableCmdResult,
+    TableUpdatePush,
+    server_frame_adapter,
+)
 
 
 def kinds(frame: list[dict[str, Any]]) -> list[str]:
@@ -45,12 +50,13 @@ async def test_the_reply_comes_in_one_frame_after_the_update_it_caused(
     # one frame, the update first: the client has the new state when the reply resolves
     assert kinds(actor.frames[-1]) == ["table.update", "reply"]
     assert actor.frames[-1][1]["id"] == sent
+    # the contract reads the frame as its two messages, the reply's result typed
     frame = server_frame_adapter.validate_python(actor.frames[-1])
-    assert isinstance(frame, list) and TableCmdResult.model_validate(reply["data"])
+    assert isinstance(frame, list) and [type(m) for m in frame] == [TableUpdatePush, OkReply]
+    assert isinstance(frame[1], OkReply) and isinstance(frame[1].data, TableCmdResult)
     # the other seat's socket gets the same update as a frame of its own
     assert (await other.push("table.update"))["last_seq"] == 2
     assert kinds(other.frames[-1]) == ["table.update"]
-    assert isinstance(other.frames[-1][0], dict)
 
 
 async def test_a_socket_that_does_not_ask_gets_one_message_per_frame(

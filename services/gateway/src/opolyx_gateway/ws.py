@@ -246,11 +246,8 @@ class ClientSession:
 
     def push_table(self, table_id: str, seq: int, text: str) -> None:
         """A push that brings `table_id` to `seq`: the reply held for it goes with it."""
-        held = self._held
-        if held is not None and held.goes_with(table_id, seq):
-            self._held = None
-            held.timer.cancel()
-            text = batch_frame(text, held.text)
+        if self._held is not None and self._held.goes_with(table_id, seq):
+            text = batch_frame(text, self._take_held())
         self.push(text)
 
     def _hold_for_update(self, table_id: str, seq: int, text: str) -> bool:
@@ -266,11 +263,15 @@ class ClientSession:
         return True
 
     def _release_held(self) -> None:
-        held = self._held
-        if held is not None:
-            self._held = None
-            held.timer.cancel()
-            self.push(held.text)
+        if self._held is not None:
+            self.push(self._take_held())
+
+    def _take_held(self) -> str:
+        """The held reply's text, no longer held (its timer stopped)."""
+        held, self._held = self._held, None
+        assert held is not None
+        held.timer.cancel()
+        return held.text
 
     def _send_now(self, text: str) -> _Unfinished | None:
         """Start sending `text` at once, without a task: the server's send returns without
@@ -340,7 +341,7 @@ class ClientSession:
             if self._expiry is not None:
                 self._expiry.cancel()
             if self._held is not None:
-                self._held.timer.cancel()
+                self._take_held()  # the socket is gone: only its timer is stopped
             if self.identity is not None:
                 self.gw.hub.signed_out(self, self.identity.player_id)
                 self.gw.presence.disconnected(self.identity.player_id)
