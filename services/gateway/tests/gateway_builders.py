@@ -74,6 +74,12 @@ class FakeTable:
         """Answer views as tables did before `TableView.pending` (a rolling upgrade)."""
         self.reply_first = False
         """Answer a command before publishing its update, as the table service does."""
+        self.reply_delay = 0.0
+        """Seconds a command's reply comes after its update (a slow answer)."""
+        self.acts_before_command = 0
+        """Somebody else acts this many times just before the next command is applied."""
+        self.view_delay = 0.0
+        """Seconds a view takes to reach the asker (read at the start: it may be outdated)."""
         state = new_game("classic", len(players), 7)
         self.state = PublicView.model_validate(public_view(state))
 
@@ -121,6 +127,7 @@ class FakeTable:
         else:
             await self._publish_update(first, records)
         if reply is not None and not self.reply_first:
+            await asyncio.sleep(self.reply_delay)
             await self._accept(reply)
         return self.seq
 
@@ -170,6 +177,9 @@ class FakeTable:
                 .encode()
             )
             return
+        while self.acts_before_command > 0:
+            self.acts_before_command -= 1
+            await self.act(1 - seat)
         await self.publish(
             DiceRolled(
                 seat=seat, white=(1, 2), third=None, doubles=0, roll_again=False, x_jump=False
@@ -193,7 +203,9 @@ class FakeTable:
     async def _on_view(self, msg: Msg) -> None:
         self.views_asked += 1
         request = ViewRequest.model_validate_json(msg.data)
-        await msg.respond(self.view(request.seat).model_dump_json().encode())
+        view = self.view(request.seat)
+        await asyncio.sleep(self.view_delay)
+        await msg.respond(view.model_dump_json().encode())
 
 
 @dataclass

@@ -15,6 +15,7 @@ from opolyx_contracts.gateway import (
     TableUpdatePush,
     server_frame_adapter,
 )
+from opolyx_gateway.reply_fold import FOLD_WAIT
 
 
 def kinds(frame: list[dict[str, Any]]) -> list[str]:
@@ -67,16 +68,50 @@ async def test_a_socket_that_does_not_ask_gets_one_message_per_frame(
     assert reply["ok"] and reply["data"]["seq"] == table.seq == 2
     assert (await actor.push("table.update"))["last_seq"] == 2
     assert all(len(frame) == 1 for frame in actor.frames)
-    assert kinds(actor.frames[-2]) == ["reply"] and kinds(actor.frames[-1]) == ["table.update"]
+    assert sorted(kinds(actor.frames[-2]) + kinds(actor.frames[-1])) == ["reply", "table.update"]
 
 
-async def test_an_update_that_came_first_leaves_the_reply_alone(gateway: RunningGateway) -> None:
-    table, actor, _ = await seated(gateway, "f3", batched=True)
-    table.reply_first = False  # the update reaches the socket before the reply
+async def test_an_update_that_came_first_waits_for_its_reply(gateway: RunningGateway) -> None:
+    table, actor, other = await seated(gateway, "f3", batched=True)
+    table.reply_first = False  # the update reaches the gateway before the reply
     reply = await actor.request("table.cmd", table="f3", command={"type": "roll"})
     assert reply["ok"] and reply["data"]["seq"] == 2
     assert (await actor.push("table.update"))["last_seq"] == 2
+    assert kinds(actor.frames[-1]) == ["table.update", "reply"]
+    assert (await other.push("table.update"))["last_seq"] == 2
+    assert kinds(other.frames[-1]) == ["table.update"]
+
+
+async def test_an_update_waits_for_a_slow_reply_no_longer_than_the_fold_wait(
+    gateway: RunningGateway,
+) -> None:
+    table, actor, _ = await seated(gateway, "f7", batched=True)
+    table.reply_first = False
+    table.reply_delay = 4 * FOLD_WAIT  # past the wait (and the sweep that ends it)
+    reply = await actor.request("table.cmd", table="f7", command={"type": "roll"})
+    assert reply["ok"] and reply["data"]["seq"] == 2
+    # the update went on its own once its wait was over, before the reply came
     assert kinds(actor.frames[-2]) == ["table.update"] and kinds(actor.frames[-1]) == ["reply"]
+    assert actor.frames[-2][0]["last_seq"] == 2
+
+
+async def test_an_update_from_before_the_command_goes_first_on_its_own(
+    gateway: RunningGateway,
+) -> None:
+    table, actor, _ = await seated(gateway, "f8", batched=True)
+    table.acts_before_command = 1  # the other seat acts just before this command
+    for reply_first in (True, False):
+        table.reply_first = reply_first
+        table.acts_before_command = 1
+        reply = await actor.request("table.cmd", table="f8", command={"type": "roll"})
+        seq = reply["data"]["seq"]
+        assert (await actor.push("table.update"))["last_seq"] == seq - 1
+        assert (await actor.push("table.update"))["last_seq"] == seq
+        # the other action's update alone, then this command's update with its reply
+        assert kinds(actor.frames[-2]) == ["table.update"]
+        assert actor.frames[-2][0]["last_seq"] == seq - 1
+        assert kinds(actor.frames[-1]) == ["table.update", "reply"]
+        assert actor.frames[-1][0]["last_seq"] == seq
 
 
 async def test_a_lost_update_does_not_keep_the_reply(gateway: RunningGateway) -> None:

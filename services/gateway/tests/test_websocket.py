@@ -320,6 +320,43 @@ async def test_a_lost_update_is_caught_up_from_the_stream(gateway: RunningGatewa
     assert update["first_seq"] == 5
 
 
+async def test_updates_read_while_a_gap_is_replayed_follow_it_in_order(
+    gateway: RunningGateway,
+) -> None:
+    token, me = await gateway.sign_in()
+    table = await FakeTable(gateway.nc, "t14", [me, "bot-1"]).start()
+    client = await gateway.client(token)
+    await client.request("table.watch", table="t14")
+    await client.push("table.state")
+    table.drop_updates = 1
+    for _ in range(4):  # seq 2 lost; 3 shows the gap; 4 and 5 come while it is read
+        await table.act(seat=1)
+    messages: list[dict[str, Any]] = []
+    while len(messages) < 4:
+        message = await client.receive()
+        if message["type"] in ("table.events", "table.update"):
+            messages.append(message)
+    assert [m["type"] for m in messages] == ["table.events", *["table.update"] * 3]
+    assert [e["seq"] for e in messages[0]["events"]] == [2]
+    assert [m["first_seq"] for m in messages[1:]] == [3, 4, 5]
+
+
+async def test_an_update_read_while_the_first_watcher_joins_reaches_it_after_the_state(
+    gateway: RunningGateway,
+) -> None:
+    token, me = await gateway.sign_in()
+    table = await FakeTable(gateway.nc, "t15", [me, "bot-1"]).start()
+    table.view_delay = 0.3  # the view is read at seq 1 and answered after the next update
+    client = await gateway.client(token)
+    watching = asyncio.create_task(client.request("table.watch", table="t15"))
+    while table.views_asked == 0:
+        await asyncio.sleep(0.01)
+    await table.act(seat=1)  # seq 2, while the join waits for the view
+    assert (await watching)["ok"]
+    assert (await client.push("table.state"))["seq"] == 1
+    assert (await client.push("table.update"))["last_seq"] == 2
+
+
 async def test_a_lost_last_update_is_noticed_from_the_command_reply(
     gateway: RunningGateway,
 ) -> None:

@@ -65,6 +65,7 @@ from opolyx_gateway.metrics import GatewayMetrics
 from opolyx_gateway.presence import Presence
 from opolyx_gateway.progression_routes import progression_router
 from opolyx_gateway.replays import ROUTES as REPLAY_ROUTES
+from opolyx_gateway.reply_fold import Holds
 from opolyx_gateway.settings import GatewayOptions, GatewaySettings
 from opolyx_gateway.upstream import Upstream
 from opolyx_gateway.ws import ClientSession, TokenBucket, websocket_endpoint
@@ -140,6 +141,8 @@ class Gateway:
     admission: Admission
     recent: RecentReplies
     sessions: set[ClientSession] = field(default_factory=set)
+    holds: Holds = field(default_factory=Holds)
+    """Sockets keeping a reply or an update back for the other half of its frame."""
 
 
 class SignIn(BaseModel):

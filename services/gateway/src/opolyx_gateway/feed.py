@@ -10,7 +10,9 @@ may drop a message, so an update whose `first_seq` skips past the feed's sequenc
 feed replay the gap from the TABLE_EVENTS stream first, and a command reply naming a
 sequence no update has brought `RESYNC_DELAY` after that reply makes it resynchronise
 (stream + view).
-Updates are applied one at a time in order (a lock shared with joins and resyncs).
+Updates are applied one at a time in order (a lock shared with joins and resyncs): as they
+are read, without a task hop (`subscribe_direct`), while the lock is free; queued behind it
+when it is not.
 
 A client that resumes (``since``) gets the events it missed from the stream, at most
 `replay_limit` of them and only as many as its socket's budget allows (else the state
@@ -39,7 +41,7 @@ from opolyx_contracts.gateway import (
     TableWatchResult,
 )
 from opolyx_contracts.table import TableEvents, TableUpdate, TableView
-from opolyx_service import flush_in_order
+from opolyx_service import flush_in_order, subscribe_direct
 from opolyx_service.logs import get_logger
 from pydantic import ValidationError
 
@@ -130,6 +132,9 @@ class TableFeed:
         self._known_seats: set[int] | None = set()
         """Seats whose decisions `_state` lists (None: every seat, from an update)."""
         self._lock = asyncio.Lock()
+        self._backlog: deque[tuple[UpdateHeader, str]] | None = None
+        """Updates waiting for the lock, oldest first (None: none, `_drain` not running)."""
+        self._drainer: asyncio.Task[None] | None = None
         self._sub: Subscription | None = None
         self._resync: asyncio.Task[None] | None = None
         self._named: deque[tuple[int, float]] = deque()
@@ -143,12 +148,15 @@ class TableFeed:
     # ------------------------------------------------------------- live updates
     async def _ensure_subscribed(self) -> None:
         if self._sub is None:
-            self._sub = await self._nc.subscribe(
-                subjects.table_update(self.table_id), cb=self._on_update
+            self._sub = await subscribe_direct(
+                self._nc, subjects.table_update(self.table_id), self._on_update
             )
             await flush_in_order(self._nc)
 
-    async def _on_update(self, msg: Msg) -> None:
+    def _on_update(self, msg: Msg) -> None:
+        """An update as it is read (`subscribe_direct`): applied at once when nothing holds
+        the feed (the usual case), else queued behind what does (a join, a resync, a gap
+        read from the stream) and applied in order by `_drain`."""
         try:
             raw = msg.data.decode()
             header = read_update_header(raw)
@@ -157,18 +165,43 @@ class TableFeed:
             return
         if header.table_id != self.table_id:
             return
-        async with self._lock:
-            await self._apply(header, raw)
+        if self._backlog is None and not self._lock.locked() and not self._skips(header):
+            self._apply_in_order(header, raw)
+            return
+        if self._backlog is None:
+            self._backlog = deque()
+            self._drainer = asyncio.create_task(self._drain())
+        self._backlog.append((header, raw))
+
+    async def _drain(self) -> None:
+        backlog = self._backlog
+        assert backlog is not None
+        try:
+            while backlog:  # updates read while one is applied join the end
+                header, raw = backlog.popleft()
+                async with self._lock:
+                    await self._apply(header, raw)
+        finally:
+            self._backlog = None
+
+    def _skips(self, header: UpdateHeader) -> bool:
+        """The update starts past the feed's sequence: core NATS dropped something."""
+        return 0 <= self.seq < header.last_seq and header.first_seq > self.seq + 1
 
     async def _apply(self, header: UpdateHeader, raw: str) -> None:
+        if self._skips(header):  # the stream has what core NATS dropped
+            self._resynced = None
+            await self._push_missed(self.seq, header.first_seq - 1)
+        self._apply_in_order(header, raw)
+
+    def _apply_in_order(self, header: UpdateHeader, raw: str) -> None:
+        """Apply an update that follows on from the feed's sequence (or is old)."""
         if self.seq < 0 or header.last_seq <= self.seq:
             # no watcher has a state yet (its join asks for one), or already seen
             if self._resynced is not None and header.last_seq > self._resynced[0]:
                 self._late_after_resync(header, self._resynced[1])
             return
         self._resynced = None
-        if header.first_seq > self.seq + 1:  # core NATS dropped something: the stream has it
-            await self._push_missed(self.seq, header.first_seq - 1)
         self._broadcast(header.last_seq, update_push(raw))
         self.seq = header.last_seq
         self._last_update = raw
@@ -382,6 +415,8 @@ class TableFeed:
             self._check.cancel()
         if self._resync is not None:
             self._resync.cancel()
+        if self._drainer is not None:
+            self._drainer.cancel()
         sub, self._sub = self._sub, None
         if sub is not None:
             try:

@@ -66,7 +66,7 @@ from pydantic_core import from_json
 from opolyx_gateway.auth import AuthError, Identity
 from opolyx_gateway.errors import GatewayError
 from opolyx_gateway.idempotency import CHANGING_TYPES, request_key
-from opolyx_gateway.reply_fold import HeldReply, batch_frame
+from opolyx_gateway.reply_fold import Held, batch_frame
 
 if TYPE_CHECKING:
     from opolyx_gateway.app import Gateway
@@ -183,6 +183,7 @@ class ClientSession:
     """A connected websocket, as the hub sees it (a ``Sink``)."""
 
     __slots__ = (
+        "_command_table",
         "_expiry",
         "_held",
         "_receive",
@@ -224,7 +225,10 @@ class ClientSession:
         """The client's address (`admission.py`)."""
         self.batched = socket.query_params.get(BATCH_PARAM) == "1"
         """The client reads frames of several messages (`reply_fold.py`)."""
-        self._held: HeldReply | None = None
+        self._held: Held | None = None
+        """A reply waiting for its update, or an update for its reply (`reply_fold.py`)."""
+        self._command_table: str | None = None
+        """The table of the command this batched socket waits on the reply of."""
 
     # -- Sink ---------------------------------------------------------------
     def push(self, text: str) -> None:
@@ -245,32 +249,51 @@ class ClientSession:
             self._writer = asyncio.create_task(self._write())
 
     def push_table(self, table_id: str, seq: int, text: str) -> None:
-        """A push that brings `table_id` to `seq`: the reply held for it goes with it."""
-        if self._held is not None and self._held.goes_with(table_id, seq):
-            text = batch_frame(text, self._take_held())
+        """A push that brings `table_id` to `seq`: it takes the reply held for it, or waits
+        for the reply of this socket's command at that table (`reply_fold.py`)."""
+        held = self._held
+        if held is not None:
+            if held.reply_goes_with(table_id, seq):
+                self.push(batch_frame(text, self._take_held()))
+                return
+            self.release_held()  # whatever waited goes first: pushes keep their order
+        if table_id == self._command_table:
+            self._hold(Held(table_id, seq, text, is_reply=False))
+            return
         self.push(text)
 
-    def _hold_for_update(self, table_id: str, seq: int, text: str) -> bool:
-        """Keep a command's reply back for the update bringing this socket's view of the
-        table to `seq` (`reply_fold.py`), when that update has not come yet."""
+    def _fold_reply(self, table_id: str, seq: int, text: str) -> bool:
+        """Send a command's reply in one frame with its update: the update waiting for it,
+        or else the update still to come (the reply then waits); False when neither (the
+        update went out before, or this socket does not follow the table)."""
+        held = self._held
+        if held is not None:
+            if held.update_goes_with(table_id, seq):
+                self.push(batch_frame(self._take_held(), text))
+                return True
+            self.release_held()
         if not self.batched:
             return False
         cursor = self.gw.hub.cursor_of(self, table_id)
         if cursor is None or cursor >= seq:
             return False
-        self._release_held()
-        self._held = HeldReply.start(table_id, seq, text, self._release_held)
+        self._hold(Held(table_id, seq, text, is_reply=True))
         return True
 
-    def _release_held(self) -> None:
+    def _hold(self, held: Held) -> None:
+        self._held = held
+        self.gw.holds.add(self)
+
+    def release_held(self) -> None:
+        """Send what is held on its own (its wait ran out, or something else goes first)."""
         if self._held is not None:
             self.push(self._take_held())
 
     def _take_held(self) -> str:
-        """The held reply's text, no longer held (its timer stopped)."""
+        """The held message's text, no longer held."""
         held, self._held = self._held, None
         assert held is not None
-        held.timer.cancel()
+        self.gw.holds.discard(self)
         return held.text
 
     def _send_now(self, text: str) -> _Unfinished | None:
@@ -341,7 +364,7 @@ class ClientSession:
             if self._expiry is not None:
                 self._expiry.cancel()
             if self._held is not None:
-                self._take_held()  # the socket is gone: only its timer is stopped
+                self._take_held()  # the socket is gone: only its wait is ended
             if self.identity is not None:
                 self.gw.hub.signed_out(self, self.identity.player_id)
                 self.gw.presence.disconnected(self.identity.player_id)
@@ -410,6 +433,8 @@ class ClientSession:
         started = time.perf_counter()
         outcome = "ok"
         held = False
+        if self.batched and isinstance(message, TableCmd):
+            self._command_table = message.table  # its update may wait for the reply
         try:
             if self.identity is not None and type(message) in CHANGING_TYPES:
                 # a retry of a lobby or chat change gets the first reply (idempotency.py)
@@ -432,12 +457,16 @@ class ClientSession:
             text = self._error(message.id, INTERNAL, "the gateway failed; try again")
         else:
             text = self._ok(message.id, result)
-            # the reply of a command may go out with the update it caused (reply_fold.py)
+            # the reply of a command goes out with the update it caused (reply_fold.py)
             held = (
                 isinstance(message, TableCmd)
                 and isinstance(result, TableCmdResult)
-                and self._hold_for_update(message.table, result.seq, text)
+                and self._fold_reply(message.table, result.seq, text)
             )
+        finally:
+            self._command_table = None
+        if not held and self._held is not None and not self._held.is_reply:
+            self.release_held()  # an update that waited for a reply not coming with it
         if not held:
             await self._reply(text)
         self.gw.metrics.observe(message.type, outcome, time.perf_counter() - started)
