@@ -16,8 +16,8 @@ for the other:
 - an update of the table this socket has a command at waits for that command's reply
   (a later update, or any other push of that table, sends it first).
 
-Either waits at most `FOLD_WAIT`: an update lost on the way (core NATS), or a reply that
-is slow, only costs the other that wait. One message waits per socket at a time (a client
+Either waits `FOLD_WAIT` at most (give or take `Holds`' half-wait sweep): an update lost on
+the way (core NATS), or a reply that is slow, only costs the other that wait. One message waits per socket at a time (a client
 sends its next command on the state the update brings), and one timer per gateway
 (`Holds`) ends the waits that ran out, instead of one timer per command.
 """
