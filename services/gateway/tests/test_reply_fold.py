@@ -99,10 +99,9 @@ async def test_an_update_from_before_the_command_goes_first_on_its_own(
     gateway: RunningGateway,
 ) -> None:
     table, actor, _ = await seated(gateway, "f8", batched=True)
-    table.acts_before_command = 1  # the other seat acts just before this command
     for reply_first in (True, False):
         table.reply_first = reply_first
-        table.acts_before_command = 1
+        table.acts_before_command = 1  # the other seat acts just before this command
         reply = await actor.request("table.cmd", table="f8", command={"type": "roll"})
         seq = reply["data"]["seq"]
         assert (await actor.push("table.update"))["last_seq"] == seq - 1
