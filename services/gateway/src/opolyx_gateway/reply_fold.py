@@ -17,9 +17,10 @@ for the other:
   (a later update, or any other push of that table, sends it first).
 
 Either waits `FOLD_WAIT` at most (give or take `Holds`' half-wait sweep): an update lost on
-the way (core NATS), or a reply that is slow, only costs the other that wait. One message waits per socket at a time (a client
-sends its next command on the state the update brings), and one timer per gateway
-(`Holds`) ends the waits that ran out, instead of one timer per command.
+the way (core NATS), or a reply that is slow, only costs the other that wait. One message
+waits per socket at a time (a client sends its next command on the state the update
+brings), and one timer per gateway (`Holds`) ends the waits that ran out, instead of one
+timer per command.
 """
 
 from __future__ import annotations
