@@ -4,10 +4,13 @@
 
 Sides, each on a nats-server of its own (JetStream on disk), phases interleaved
 (A B A B, never all of A then all of B):
-- floor: a plain nats-py responder in its own process (raw request-reply round trip);
-  beside it, as a reference, the same responder storing each request in a JetStream stream
-  (file storage, the three headers a table's events write carries) before it replies: what
-  a command's durability costs before any table work;
+- floor: a plain nats-py responder in its own process (raw request-reply round trip), on
+  uvloop as every opolyx service runs (`ServiceSettings.event_loop`); beside it, as a
+  reference, the same responder storing each request in a JetStream stream (file storage,
+  the three headers a table's events write carries) before it replies: what a command's
+  durability costs before any table work. The same responder on asyncio's own loop (nats-
+  py's default) is timed too and printed: runs before this one used it as the floor, and
+  its p50 was 1.06-1.18x the uvloop one's in the three runs that measured both;
 - baseline: the table service of `bench/baseline.py`'s commit (a worktree, the same venv);
 - current: today's table service.
 
@@ -43,6 +46,7 @@ from typing import Any
 
 import nats
 import orjson
+import uvloop
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.errors import NoRespondersError
@@ -63,6 +67,7 @@ from baseline import (  # type: ignore[import-not-found,unused-ignore]  # noqa: 
 )
 
 ECHO_SUBJECT = "bench.echo"
+ECHO_ASYNCIO_SUBJECT = "bench.echo.asyncio"
 DURABLE_SUBJECT = "bench.durable"
 DURABLE_STREAM = "BENCH_DURABLE"
 PREFERENCE = ("buy", "roll", "pay", "pass", "decline", "jackpot_decline", "bus", "teleport")
@@ -112,11 +117,19 @@ def child(argv: list[str], env: dict[str, str], log: Path) -> Iterator[subproces
                 process.wait(5)
 
 
-async def serve_echo(url: str) -> None:
+async def serve_echo(url: str, loop: str) -> None:
+    """The floor's responder on `loop`: on uvloop the floor and the durability reference,
+    on asyncio's loop the echo alone (`ECHO_ASYNCIO_SUBJECT`)."""
     nc = await nats.connect(url)
 
     async def echo(msg: Msg) -> None:
         await msg.respond(msg.data)
+
+    if loop == "asyncio":
+        await nc.subscribe(ECHO_ASYNCIO_SUBJECT, cb=echo)
+        await flush_in_order(nc)
+        await _until_terminated(nc)
+        return
 
     # The durability reference: one stored message per request, written as the table
     # writes its events (dedupe id, expected last sequence, expected stream), then a reply.
@@ -141,6 +154,10 @@ async def serve_echo(url: str) -> None:
     await nc.subscribe(ECHO_SUBJECT, cb=echo)
     await nc.subscribe(DURABLE_SUBJECT, cb=durable)
     await flush_in_order(nc)
+    await _until_terminated(nc)
+
+
+async def _until_terminated(nc: Client) -> None:
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
@@ -261,6 +278,8 @@ class Side:
     floor_p50: list[float] = field(default_factory=list)
     durable_p50: list[float] = field(default_factory=list)
     """The floor's responder storing each request in JetStream before it replies."""
+    floor_asyncio_p50: list[float] = field(default_factory=list)
+    """The floor's responder on asyncio's own loop (the floor of earlier runs)."""
     single: list[float] = field(default_factory=list)
     throughput: list[float] = field(default_factory=list)
     loaded_p50: list[float] = field(default_factory=list)
@@ -280,10 +299,11 @@ def side_processes(side: Side, workdir: Path, tag: str) -> Iterator[tuple[str, i
     env = {**side.env, "OPOLYX_LOG__LEVEL": "WARNING", "OPOLYX_HTTP__PORT": "-1"}
     with nats_server(workdir / f"js-{tag}") as (url, nats_pid):
         env["OPOLYX_NATS__URL"] = url
-        echo_argv = [sys.executable, "-m", "opolyx_table.bench", "--echo", url]
+        echo_argv = [sys.executable, "-m", "opolyx_table.bench", "--echo", url, "--loop"]
         table_argv = [sys.executable, "-m", "opolyx_table"]
         with (
-            child(echo_argv, current_env(), workdir / f"echo-{tag}.log"),
+            child([*echo_argv, "uvloop"], current_env(), workdir / f"echo-{tag}.log"),
+            child([*echo_argv, "asyncio"], current_env(), workdir / f"echo-asyncio-{tag}.log"),
             child(table_argv, env, workdir / f"table-{tag}.log") as table,
         ):
             yield url, table.pid, nats_pid
@@ -294,14 +314,18 @@ async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, ind
     with side_processes(side, workdir, tag) as (url, table_pid, nats_pid):
         nc = await nats.connect(url)
         await wait_for_service(nc)
-        for _ in range(100):
-            with contextlib.suppress(Exception):
-                await nc.request(ECHO_SUBJECT, b"", timeout=0.5)
-                break
-            await asyncio.sleep(0.05)
-        plain, durable = await raw_round_trips(nc, args.samples, (ECHO_SUBJECT, DURABLE_SUBJECT))
+        for subject in (ECHO_SUBJECT, ECHO_ASYNCIO_SUBJECT):
+            for _ in range(100):
+                with contextlib.suppress(Exception):
+                    await nc.request(subject, b"", timeout=0.5)
+                    break
+                await asyncio.sleep(0.05)
+        plain, durable, on_asyncio = await raw_round_trips(
+            nc, args.samples, (ECHO_SUBJECT, DURABLE_SUBJECT, ECHO_ASYNCIO_SUBJECT)
+        )
         side.floor_p50.append(statistics.median(plain))
         side.durable_p50.append(statistics.median(durable))
+        side.floor_asyncio_p50.append(statistics.median(on_asyncio))
 
         if index == 0:
             # Memory per idle table (human seats: nothing happens for 75 s).
@@ -410,7 +434,12 @@ def report(
           f"{load[0][0]:.2f} {load[0][1]:.2f} {load[0][2]:.2f}, at end "
           f"{load[1][0]:.2f} {load[1][1]:.2f} {load[1][2]:.2f}")  # fmt: skip
     floor = statistics.median([*base.floor_p50, *current.floor_p50])
-    print(f"  floor: raw nats-py request-reply p50 {_ms(floor)} (median of every round)")
+    on_asyncio = statistics.median([*base.floor_asyncio_p50, *current.floor_asyncio_p50])
+    print(
+        f"  floor: raw nats-py request-reply p50 {_ms(floor)} on uvloop, the services' loop "
+        f"(median of every round); on asyncio's own loop {_ms(on_asyncio)} = "
+        f"{on_asyncio / floor:.2f}x, the floor of runs before this one"
+    )
     durable = statistics.median([*base.durable_p50, *current.durable_p50])
     print(
         f"  durability reference: the floor's responder storing each request in JetStream "
@@ -422,10 +451,12 @@ def report(
     for side in sides:
         p50 = statistics.median(side.single)
         ratio = p50 / statistics.median(side.floor_p50)
+        old_floor = p50 / statistics.median(side.floor_asyncio_p50)
         own = p50 - statistics.median(side.durable_p50)
         print(
             f"    {side.name:<20} {_ms(p50)}   {ratio:.2f}x the floor (same server, same "
-            f"round); beyond the durability reference {_ms(own)}"
+            f"round; {old_floor:.2f}x the asyncio floor); beyond the durability reference "
+            f"{_ms(own)}"
         )
     cur_ratio = statistics.median(current.single) / statistics.median(current.floor_p50)
     print(
@@ -506,9 +537,12 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=1000)
     parser.add_argument("--snapshot-settle", type=float, default=3.0, help=argparse.SUPPRESS)
     parser.add_argument("--echo", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--loop", choices=["uvloop", "asyncio"], help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.echo:
-        asyncio.run(serve_echo(args.echo))
+    if args.echo and args.loop == "uvloop":
+        uvloop.run(serve_echo(args.echo, args.loop))
+    elif args.echo:
+        asyncio.run(serve_echo(args.echo, "asyncio"))
     else:
         # SIGTERM (e.g. a timeout) must still stop the child processes in `finally`.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
