@@ -71,9 +71,6 @@ class Holds:
         self._until: dict[Holder, float] = {}
         self._sweep: asyncio.TimerHandle | None = None
 
-    def __len__(self) -> int:
-        return len(self._until)
-
     def add(self, holder: Holder) -> None:
         loop = asyncio.get_running_loop()
         self._until.pop(holder, None)  # a new wait goes to the end

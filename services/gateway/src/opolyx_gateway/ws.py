@@ -7,8 +7,8 @@ The identity sent to the services is the token's, never anything inside a messag
 A connection costs one task (the ASGI handler's, which reads): pushes are queued and
 written by a task that exists only while there is something to write, and a reply goes out
 directly from the reader when nothing is queued before it. On a socket that reads batched
-frames, a command's reply may instead wait for the update it caused and go in its frame
-(`reply_fold.py`).
+frames, a command's reply and the update it caused go out in one frame: whichever of the
+two comes first waits for the other (`reply_fold.py`).
 """
 
 from __future__ import annotations
