@@ -54,7 +54,8 @@ async def test_start_waits_for_existing_entries_then_follows_changes(nc: Client)
 async def test_a_bucket_made_after_the_index_started_is_found(nc: Client) -> None:
     js = nc.jetstream()
     index = KeyValueIndex(js, "later", Item)
-    await index.start()  # no waiting: the bucket does not exist yet
+    # The bucket does not exist yet: nothing was stored before, so there is nothing to wait for.
+    await index.start(wait_seconds=5)
     try:
         kv = await js.create_key_value(KeyValueConfig(bucket="later"))
         await kv.put("a", Item(name="first").model_dump_json().encode())

@@ -334,6 +334,27 @@ async def test_bots_post_their_personas_sticker_unless_the_room_turned_it_off(
     assert await refused(bots, CHAT_BOT_STICKER, later) == contract.CHAT_BOT_STICKERS_OFF
 
 
+async def test_rooms_stored_before_chat_started_are_known_when_it_starts(
+    admin: Client, chat_factory: ChatFactory, gateway: Client, bots: Client
+) -> None:
+    """Many rooms already exist when chat (re)starts: the first sticker and the first
+    history request after `start` find their table's room (they are found only through
+    the watched index), instead of `chat/not_member` while the watch catches up."""
+    kv = await admin.jetstream().key_value(ROOMS_BUCKET)
+    rooms = [room_record(f"r-{n}", table_id=f"t-{n}-a") for n in range(2000)]
+    # more than the watch indexes while the rest of chat starts
+    await asyncio.gather(*(kv.put(r.room_id, r.model_dump_json().encode()) for r in rooms))
+    app = await chat_factory()
+    assert app.ready and app.directory is not None
+    assert app.directory.room_of_table("t-1999-a") is not None  # before any other await
+    sticker = contract.BotSticker(table_id="t-1999-a", bot_id=BOT.player_id, occasion="game_end")
+    posted = await ask(bots, CHAT_BOT_STICKER, sticker, contract.ChatPosted)
+    assert posted.message.channel == "t_t-1999-a"
+    assert [m.sticker for m in (await history(gateway, "t_t-1999-a", "alice")).messages] == [
+        posted.message.sticker
+    ]
+
+
 async def test_each_bot_sticker_moment_is_posted_once_across_instances_and_bots(
     admin: Client, chat_factory: ChatFactory, gateway: Client
 ) -> None:

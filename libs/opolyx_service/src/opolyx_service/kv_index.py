@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from nats.js import JetStreamContext
-from nats.js.errors import BucketNotFoundError
+from nats.js.errors import BucketNotFoundError, NotFoundError
 from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
 from pydantic import BaseModel, ValidationError
 
@@ -64,10 +64,15 @@ class KeyValueIndex(Generic[T]):
 
     async def start(self, wait_seconds: float | None = None) -> None:
         """Follow the bucket. With ``wait_seconds``, return only once every entry stored
-        before the call is indexed (the bucket must exist then)."""
+        before the call is indexed (a bucket not made yet holds none: no wait); raises
+        TimeoutError if that takes longer (the watch goes on)."""
         if wait_seconds is not None:
-            info = await self.js.stream_info(f"KV_{self.bucket}")
-            self._initial_last = info.state.last_seq
+            try:
+                info = await self.js.stream_info(f"KV_{self.bucket}")
+            except NotFoundError:
+                self._initial_last = 0
+            else:
+                self._initial_last = info.state.last_seq
             if self._initial_last == 0:
                 self._caught_up.set()
         self._task = asyncio.create_task(self._follow())

@@ -4,7 +4,9 @@ Read only (the chat role may not write it). The lobby creates the bucket; until 
 the watch retries every second (`opolyx_service.kv_index`). A lookup that misses the index
 (a room created a moment ago, seen by the lobby instance that wrote it but not yet by this
 watch) reads the bucket itself once, so a player who just joined a room can chat there at
-once. Rooms are also indexed by their table, for the table channels.
+once. Rooms are also indexed by their table, for the table channels; the bucket is keyed
+by room, so a table's room is found only through the index, and chat starts (and reports
+ready) only once the rooms that existed at its start are in it.
 
 The lobby deletes a room when its game finishes, at the moment a bot may say goodbye in the
 table's chat: the last record of the most recent finished tables (`ENDED_REMEMBERED`) is
@@ -20,8 +22,14 @@ from nats.js.errors import KeyNotFoundError, NotFoundError
 from opolyx_contracts.chat import RoomRecordView
 from opolyx_contracts.subjects import ROOMS_BUCKET, is_valid_token
 from opolyx_service.kv_index import KeyValueIndex
+from opolyx_service.logs import get_logger
 
-__all__ = ["ENDED_REMEMBERED", "RoomDirectory"]
+__all__ = ["CATCH_UP_SECONDS", "ENDED_REMEMBERED", "RoomDirectory"]
+
+log = get_logger("opolyx.chat.directory")
+
+CATCH_UP_SECONDS = 10.0
+"""At most this long at start for the rooms that exist already to be indexed."""
 
 ENDED_REMEMBERED = 2000
 """Rooms whose game ended (record deleted) still known by table; the oldest go first."""
@@ -33,9 +41,15 @@ class RoomDirectory:
         self._by_table: dict[str, str] = {}
         self._ended: OrderedDict[str, RoomRecordView] = OrderedDict()
 
-    async def start(self) -> None:
-        """Follow the bucket in the background (chat may start before the lobby made it)."""
-        await self._index.start()
+    async def start(self, wait_seconds: float = CATCH_UP_SECONDS) -> None:
+        """Follow the bucket; return once the rooms stored before the call are known, so a
+        chat that reports ready never calls a table's seated bot a stranger. Chat may start
+        before the lobby made the bucket (no rooms yet: no wait). A watch slower than
+        ``wait_seconds`` is logged and chat starts anyway (the watch goes on)."""
+        try:
+            await self._index.start(wait_seconds)
+        except TimeoutError:
+            log.warning("rooms_not_caught_up_starting_anyway", seconds=wait_seconds)
 
     async def stop(self) -> None:
         await self._index.stop()
