@@ -33,7 +33,7 @@ from opolyx_service.connection import ensure_stream
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
-from progression_builders import EventLog, finished, seat, two_player_game
+from progression_builders import WEDNESDAY, EventLog, finished, seat, two_player_game
 from prometheus_client import CollectorRegistry
 from pydantic import BaseModel
 
@@ -135,6 +135,10 @@ async def test_a_finished_game_is_credited_once_with_stats_from_its_events(
     )
     assert profile.games_credited == 1 and profile.display_name == "Ann"
     assert profile.total_xp == credit.xp + credit.mission_xp
+    # The game counts towards the missions of the week it finished in (the builders'
+    # Wednesday): read them as of that week, not of the day the test runs.
+    assert app.queries is not None
+    app.queries.clock = lambda: WEDNESDAY + 3600
     missions = await ask(
         gateway,
         contract.MISSIONS,
