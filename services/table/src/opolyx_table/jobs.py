@@ -61,6 +61,10 @@ __all__ = [
 log = get_logger("opolyx_table.jobs")
 tracer = trace.get_tracer("opolyx_table")
 
+DEADLINE_TIMER = "deadline"
+"""With the table's id, the key of its deadline's timer (`Scheduler.keep`); a bot seat's
+re-ask is kept under the table's id and the seat's number."""
+
 
 @dataclass(frozen=True, slots=True)
 class CommandJob:
@@ -92,9 +96,9 @@ class Deadline:
     """The game time armed (`Jobs.arm`); None: look whatever is armed (a retry)."""
 
     def superseded(self, table: Table) -> bool:
-        """The table armed another deadline since (the usual case: nearly every command
-        moves the turn's deadline, so each left an entry due a turn's length later):
-        dropped before it costs a job. A table waiting to reload lets every entry in."""
+        """The table armed another deadline since (one kept timer per table replaces the
+        one before, so this is a safeguard): dropped before it costs a job. A table
+        waiting to reload lets every entry in."""
         return self.at is not None and self.at != table.armed_deadline and not table.needs_reload
 
 
@@ -316,7 +320,8 @@ class Jobs:
 
     async def _ask(self, table: Table, seat: int, attempt: int, change: Change) -> None:
         await self.outbox.ask_bot(table, seat, attempt, change)
-        self.scheduler.at(
+        self.scheduler.keep(
+            (table.table_id, seat),
             time.time() + self.config.bot_reask,
             table.table_id,
             BotReask(table.version, seat, attempt),
@@ -338,7 +343,12 @@ class Jobs:
         deadline = opolyx_rules.next_deadline(table.state)
         if deadline is not None and deadline != table.armed_deadline:
             table.armed_deadline = deadline
-            self.scheduler.at(table.wall_time(deadline), table.table_id, Deadline(deadline))
+            self.scheduler.keep(
+                (table.table_id, DEADLINE_TIMER),
+                table.wall_time(deadline),
+                table.table_id,
+                Deadline(deadline),
+            )
 
     def _arm_idle(self, table: Table) -> None:
         if not table.idle_armed:
@@ -382,7 +392,12 @@ class Jobs:
             # Asked once the think time is over (a re-ask with attempt 0), if nothing
             # changed meanwhile.
             table.bot_asked[seat] = (table.version, 0)
-            self.scheduler.at(time.time() + delay, table.table_id, BotReask(table.version, seat, 0))
+            self.scheduler.keep(
+                (table.table_id, seat),
+                time.time() + delay,
+                table.table_id,
+                BotReask(table.version, seat, 0),
+            )
             self.think_delays.append((table.table_id, seat, delay))
             del self.think_delays[:-64]
 

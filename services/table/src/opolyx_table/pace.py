@@ -38,7 +38,7 @@ TRIVIAL_FACTOR = 0.4
 def humans_playing(table: Table) -> bool:
     """Anyone not a bot still in the game (away or on autopilot counts: they may be back)."""
     states = table.state.seats
-    return any(not spec.bot and not states[i].out for i, spec in enumerate(table.seats))
+    return any(not states[i].out for i in table.human_seats)
 
 
 def think_seconds(table: Table, decision: Decision, scale: float) -> float:
