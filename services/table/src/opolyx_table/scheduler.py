@@ -7,10 +7,12 @@ where it is checked against the current state (stale entries do nothing).
 
 Most timers are kept by key (`keep`): a table's turn deadline, and each bot seat's re-ask.
 Nearly every command moves both, always later, and only the newest matters. Pushed to the
-heap each time, they left two entries per command (about 300,000 live ones at 4,000
-commands/s, each popped and dropped a turn's length later). A key has at most one entry:
-when it comes due and its timer was moved later meanwhile, it is pushed again for the new
-time; only a timer moved earlier needs a new entry at once.
+heap each time, they left two entries per command, each popped and dropped when due: at
+4,000 commands/s and a 75 s turn, up to about 300,000 live ones. Keyed, the change measured
+0.89x the table's CPU per command (200 bot tables, 6 interleaved rounds against the commit
+before, load 0.8-2.0). A key has at most one entry: when it comes due and its timer was
+moved later meanwhile, it is pushed again for the new time; only a timer moved earlier
+needs a new entry at once.
 """
 
 from __future__ import annotations
