@@ -504,6 +504,14 @@ def report(
         f"(rounds: {', '.join(f'{t:,.0f}' for t in current.throughput)} vs "
         f"{', '.join(f'{t:,.0f}' for t in base.throughput)})"
     )
+    # The two sides of a round ran minutes apart at most: their ratio feels less of this
+    # shared machine's drift (the same code's CPU per command varied up to 1.33x between
+    # rounds of one run) than the ratio of the medians, on which the verdict stays.
+    paired = [c / b for c, b in zip(current.throughput, base.throughput, strict=True)]
+    print(
+        f"    round by round (each side's round beside the other's): "
+        f"{', '.join(f'{r:.2f}x' for r in paired)}; median {statistics.median(paired):.2f}x"
+    )
     # The table service is one process: however idle the other core, it serves at most one
     # core's worth of commands; every process shares the machine's cores.
     base_rate = statistics.median(base.throughput)
