@@ -28,10 +28,7 @@ __all__ = ["back", "grace_over", "human_seat", "presence", "record", "switch"]
 
 def human_seat(table: Table, player_id: str) -> int | None:
     """The player's seat, if it is a human one (a bot seat is never on autopilot)."""
-    for index, seat in enumerate(table.seats):
-        if seat.player_id == player_id and not seat.bot:
-            return index
-    return None
+    return next((s for s in table.seat_of(player_id) if not table.seats[s].bot), None)
 
 
 def _playing(table: Table, seat: int) -> bool:

@@ -39,11 +39,10 @@ def preview_reply(table: Table | None, table_id: str, data: bytes) -> bytes:
         return _error(exc.code, exc.message)
     if table is None:
         return _error(codes.TABLE_NOT_FOUND, f"table {table_id!r} is not running here")
-    seat = next(
-        (i for i, spec in enumerate(table.seats) if spec.player_id == request.player_id), None
-    )
-    if seat is None:
+    mine = table.seat_of(request.player_id)
+    if not mine:
         return _error(codes.SEAT_NOT_YOURS, "only a player seated at this table can trade")
+    seat = mine[0]
     terms = Terms(
         request.give_cash,
         tuple(request.give_squares),
