@@ -3,7 +3,7 @@ both come from the rules, so no client computes a rule of its own."""
 
 from __future__ import annotations
 
-from opolyx_rules import Terms, net_worth, net_worths, preview_offer
+from opolyx_rules import Terms, net_worth, net_worths, preview_offer, property_values_of
 from opolyx_rules.commands import OfferTrade, Roll
 from story import Table, game, owned
 
@@ -54,3 +54,10 @@ def test_net_worths_are_every_seats_net_worth_in_seat_order() -> None:
     assert net_worths(state)[0] == state.seats[0].cash + 3500 + 4000 + 4 * 2000
     assert net_worths(state)[1] == state.seats[1].cash
     assert net_worths(state)[2] == state.seats[2].cash + 300
+
+
+def test_property_values_are_the_net_worths_beyond_cash_for_every_possible_seat() -> None:
+    state = game(3, squares={**owned(0, 37, 39, buildings=2), **owned(2, 1, mortgaged=True)})
+    values = property_values_of(state.props)
+    assert values == (3500 + 4000 + 4 * 2000, 0, 300, 0, 0, 0)
+    assert net_worths(state, property_values=values) == net_worths(state)

@@ -7,10 +7,12 @@ import time
 
 import opolyx_rules
 import orjson
+import pytest
 from opolyx_contracts import game
 from opolyx_contracts.table import (
     AutopilotChanged,
     DecisionRequest,
+    PendingDecision,
     PublicView,
     SeatSpec,
     TableEvents,
@@ -57,7 +59,7 @@ def test_the_spliced_update_is_the_update_model_with_the_rules_view() -> None:
     assert update.events == stored.message.events
     assert [d.seat for d in update.pending] == opolyx_rules.awaiting(new_state)
     # Byte for byte what the model itself writes (same fields, same order, same values).
-    assert json.loads(body) == json.loads(messages.encode(update))
+    assert body == messages.encode(update)
 
 
 def test_the_spliced_decision_request_is_the_request_model() -> None:
@@ -72,13 +74,23 @@ def test_the_spliced_decision_request_is_the_request_model() -> None:
     assert [c.model_dump(mode="json") for c in request.legal] == [
         opolyx_rules.command_to_json(c) for c in opolyx_rules.legal_commands(table.state, seat)
     ]
-    assert json.loads(body) == json.loads(messages.encode(request))
+    assert body == messages.encode(request)
     assert "rng" not in json.loads(body)["state"]
 
 
-def test_encode_with_splices_into_any_model() -> None:
-    empty = PublicView.model_construct()
-    assert messages.encode_with(empty, {"mode": b'"classic"'}) == b'{"mode":"classic"}'
+def test_encode_fields_writes_every_field_of_the_model_in_its_order_and_no_other() -> None:
+    fields = {"seat": 1, "kind": "roll", "deadline_at": None}
+    legal = orjson.Fragment(b'[{"type":"roll","seat":1}]')
+    body = messages.encode_fields(PendingDecision, legal=legal, **fields)
+    assert body == messages.encode(PendingDecision.model_validate_json(body))
+    assert list(json.loads(body)) == list(PendingDecision.model_fields)
+    with pytest.raises(TypeError, match=r"missing fields \['legal'\]"):
+        messages.encode_fields(PendingDecision, **fields)
+    with pytest.raises(TypeError, match=r"unknown fields \['legl'\]"):
+        messages.encode_fields(PendingDecision, legl=legal, **fields)
+    misspelt = r"unknown fields \['deadline'\], missing fields \['deadline_at'\]"
+    with pytest.raises(TypeError, match=misspelt):
+        messages.encode_fields(PendingDecision, seat=1, kind="roll", deadline=None, legal=legal)
 
 
 def test_the_view_carries_the_same_pending_decisions_as_an_update() -> None:
@@ -115,7 +127,7 @@ def test_a_rules_batch_is_stored_as_the_events_model_would_write_it() -> None:
         )
         parsed = TableEvents.model_validate_json(stored.body)
         assert parsed == expected.model_copy(update={"at": parsed.at})
-        assert json.loads(stored.body) == json.loads(messages.encode(parsed))
+        assert stored.body == messages.encode(parsed)
         assert (stored.first_seq, stored.last_seq, stored.version) == (
             expected.first_seq, expected.last_seq, expected.version,
         )  # fmt: skip
@@ -145,21 +157,25 @@ def test_an_update_carries_the_records_of_every_batch_it_covers_in_order() -> No
 
 
 def test_the_view_and_legal_json_kept_between_commands_are_what_the_rules_give() -> None:
-    """The squares' JSON is kept by the `props` value and each legal command's by value:
+    """The squares' JSON and the property values in the net worths are kept by the `props`
+    value and each legal command's JSON by value:
     over a whole game the bytes equal a fresh serialisation, after props changed and when
     not, and games whose properties are alike share one entry."""
     state = opolyx_rules.new_game("classic", 4, 29)
     assert messages.view_json(state) == orjson.dumps(opolyx_rules.public_view(state))
-    kept = len(messages._SQUARES_JSON)
+    kept = len(messages._PROPS_PARTS)
     other = opolyx_rules.new_game("classic", 3, 30)
     assert other.props is not state.props and other.props == state.props
     assert messages.view_json(other) == orjson.dumps(opolyx_rules.public_view(other))
-    assert len(messages._SQUARES_JSON) == kept, "a new game's squares are shared"
+    assert len(messages._PROPS_PARTS) == kept, "a new game's squares are shared"
+    assert messages.net_worths(other) == list(opolyx_rules.net_worths(other))
+    assert len(messages.net_worths(other)) == 3 and len(messages.net_worths(state)) == 4
     changed = 0
     for step in range(500):
         if state.finished:
             break
         assert messages.view_json(state) == orjson.dumps(opolyx_rules.public_view(state))
+        assert messages.net_worths(state) == list(opolyx_rules.net_worths(state))
         for decision in core.decisions(state):
             assert messages.legal_json(decision.legal) == orjson.dumps(
                 [opolyx_rules.command_to_json(c) for c in decision.legal]
@@ -171,17 +187,25 @@ def test_the_view_and_legal_json_kept_between_commands_are_what_the_rules_give()
     assert changed > 1, "the game never changed its properties"
 
 
+def test_a_snapshot_with_the_kept_squares_is_the_snapshot_the_table_writes_alone() -> None:
+    table = midgame_table()
+    squares = messages.props_parts(table.state.props).squares
+    assert orjson.dumps(table.to_snapshot(squares)) == orjson.dumps(table.to_snapshot())
+    loaded = Table.from_snapshot(orjson.loads(orjson.dumps(table.to_snapshot(squares))), "k", 1)
+    assert loaded.state == table.state and loaded.seats == table.seats
+
+
 def test_the_squares_kept_are_bounded_oldest_first() -> None:
     first = opolyx_rules.new_game("classic", 2, 1)
     messages.view_json(first)
     state = first
-    for step in range(messages._SQUARES_JSON_LIMIT + 5):
+    for step in range(messages._PROPS_PARTS_LIMIT + 5):
         props = list(state.props)
         props[0] = props[0]._replace(mortgaged_round=step + 1)
         state = opolyx_rules.with_fields(state, props=tuple(props))
         assert messages.view_json(state) == orjson.dumps(opolyx_rules.public_view(state))
-    assert len(messages._SQUARES_JSON) == messages._SQUARES_JSON_LIMIT
-    assert first.props not in messages._SQUARES_JSON
+    assert len(messages._PROPS_PARTS) == messages._PROPS_PARTS_LIMIT
+    assert first.props not in messages._PROPS_PARTS
     assert messages.view_json(first) == orjson.dumps(opolyx_rules.public_view(first))
 
 
