@@ -1,4 +1,5 @@
-"""The messages a table sends: spliced encodings are exactly the contract models' own."""
+"""The messages a table sends and the snapshot it stores: the bytes are exactly the contract
+models' own, the parts kept between commands are what the rules give."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from opolyx_contracts.table import (
 from opolyx_rules.commands import PayBail, Roll
 from opolyx_rules.simulate import simple_policy
 from opolyx_table import core, messages
-from opolyx_table.table import Table
+from opolyx_table.table import SNAPSHOT_FORMAT, Table
 
 
 def midgame_table() -> Table:
@@ -187,12 +188,65 @@ def test_the_view_and_legal_json_kept_between_commands_are_what_the_rules_give()
     assert changed > 1, "the game never changed its properties"
 
 
+def test_a_change_s_view_and_net_worths_follow_the_table_s_props_over_a_game() -> None:
+    """A table reuses its props parts while `props` is the very same tuple: every change
+    over a game is still what the rules give, after props changed and when not."""
+    table = midgame_table()
+    reused = changed = 0
+    for step in range(400):
+        if table.state.finished:
+            break
+        kept = table.kept_props
+        change = messages.Change(table, core.decisions(table.state))
+        assert change.view_json == orjson.dumps(opolyx_rules.public_view(table.state))
+        assert change.net_worth == list(opolyx_rules.net_worths(table.state))
+        assert table.kept_props is not None and table.kept_props[0] is table.state.props
+        reused += kept is table.kept_props
+        seat = opolyx_rules.awaiting(table.state)[0]
+        before = table.state.props
+        table.state, _ = opolyx_rules.apply(
+            table.state, simple_policy(table.state, seat), float(200 + step)
+        )
+        changed += table.state.props != before
+    assert reused > 100 and changed > 1, (reused, changed)
+
+
 def test_a_snapshot_with_the_kept_squares_is_the_snapshot_the_table_writes_alone() -> None:
     table = midgame_table()
-    squares = messages.props_parts(table.state.props).squares
+    squares = messages.table_props_parts(table).squares
     assert orjson.dumps(table.to_snapshot(squares)) == orjson.dumps(table.to_snapshot())
     loaded = Table.from_snapshot(orjson.loads(orjson.dumps(table.to_snapshot(squares))), "k", 1)
     assert loaded.state == table.state and loaded.seats == table.seats
+
+
+def stored(table: Table) -> dict[str, object]:
+    """The snapshot as it comes back from the KV bucket (JSON, as the store writes it)."""
+    loaded: dict[str, object] = orjson.loads(orjson.dumps(table.to_snapshot()))
+    return loaded
+
+
+def test_the_recent_command_ids_come_back_in_order_with_their_answers() -> None:
+    table = midgame_table()
+    for n in range(70):
+        table.remember(f"cmd-{n}", 100 + n, 1 + n % 3, 64)
+    snapshot = stored(table)
+    assert snapshot["format"] == SNAPSHOT_FORMAT == 3
+    loaded = Table.from_snapshot(snapshot, table.key, 7)
+    assert list(loaded.recent.items()) == list(table.recent.items())
+    assert next(iter(loaded.recent)) == "cmd-6", "the oldest are the ones dropped"
+    assert loaded.recent["cmd-69"] == (169, 1)
+
+
+def test_a_snapshot_of_format_2_with_recent_as_a_list_still_loads() -> None:
+    table = midgame_table()
+    table.remember("a", 201, 2, 64)
+    table.remember("b", 203, 1, 64)
+    snapshot = stored(table)
+    snapshot["format"] = 2
+    snapshot["recent"] = [["a", 201, 2], ["b", 203, 1]]
+    loaded = Table.from_snapshot(snapshot, table.key, 7)
+    assert list(loaded.recent.items()) == [("a", (201, 2)), ("b", (203, 1))]
+    assert loaded.state == table.state
 
 
 def test_the_squares_kept_are_bounded_oldest_first() -> None:

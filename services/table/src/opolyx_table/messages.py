@@ -72,6 +72,7 @@ __all__ = [
     "public_view",
     "rules_batch",
     "seed_revealed",
+    "table_props_parts",
     "table_update",
     "view_json",
     "view_reply",
@@ -148,15 +149,29 @@ def props_parts(props: tuple[PropState, ...]) -> PropsParts:
     return parts
 
 
-def view_json(state: State) -> bytes:
-    """`orjson.dumps(opolyx_rules.public_view(state))`, with the squares part kept."""
-    squares = props_parts(state.props).squares
+def table_props_parts(table: Table) -> PropsParts:
+    """`props_parts` of the table's state, kept on the table while its `props` is the same
+    tuple (`Table.kept_props`)."""
+    props = table.state.props
+    kept = table.kept_props
+    if kept is not None and kept[0] is props:
+        parts: PropsParts = kept[1]
+        return parts
+    parts = props_parts(props)
+    table.kept_props = (props, parts)
+    return parts
+
+
+def view_json(state: State, parts: PropsParts | None = None) -> bytes:
+    """`orjson.dumps(opolyx_rules.public_view(state))`, with the squares part kept
+    (`parts`: `props_parts(state.props)`, when the caller has it)."""
+    squares = (parts or props_parts(state.props)).squares
     return orjson.dumps(opolyx_rules.public_view(state, squares=squares))
 
 
-def net_worths(state: State) -> list[int]:
+def net_worths(state: State, parts: PropsParts | None = None) -> list[int]:
     """`opolyx_rules.net_worths(state)`, with the properties' part kept."""
-    values = props_parts(state.props).property_values
+    values = (parts or props_parts(state.props)).property_values
     return list(opolyx_rules.net_worths(state, property_values=values))
 
 
@@ -305,8 +320,9 @@ class Change:
     """What watchers and bots are told after a job stored batches: computed once, shared."""
 
     def __init__(self, table: Table, decisions: list[Decision]) -> None:
-        self.view_json = view_json(table.state)
-        self.net_worth = net_worths(table.state)
+        parts = table_props_parts(table)
+        self.view_json = view_json(table.state, parts)
+        self.net_worth = net_worths(table.state, parts)
         self.legal_json = {d.seat: legal_json(d.legal) for d in decisions}
         self.pending_json = (
             b"["

@@ -17,7 +17,7 @@ from typing import Any
 from opolyx_contracts.table import RecordedEvent
 
 from opolyx_table.core import PlannedBatch
-from opolyx_table.messages import StoredEvents, events_message, props_parts, rules_batch
+from opolyx_table.messages import StoredEvents, events_message, rules_batch, table_props_parts
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Storage
 from opolyx_table.table import Table
@@ -76,7 +76,7 @@ class Writer:
         """Write the table's snapshot now (compare-and-set; raises Fenced/StoreUnavailable)."""
         seq = table.seq
         table.revision = await self.storage.write_snapshot(
-            table.key, table.to_snapshot(props_parts(table.state.props).squares), table.revision
+            table.key, table.to_snapshot(table_props_parts(table).squares), table.revision
         )
         table.snapshot_seq = seq
 
