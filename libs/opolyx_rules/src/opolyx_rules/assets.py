@@ -106,7 +106,7 @@ def net_worth(state: State, seat: int) -> int:
 
 def net_worths(state: State, *, property_values: tuple[int, ...] | None = None) -> tuple[int, ...]:
     """`net_worth` of every seat, in seat order (what the table publishes beside the view
-    after every command). ``property_values``: `property_values(state.props)`, for a
+    after every command). ``property_values``: `property_values_of(state.props)`, for a
     caller that keeps it per ``props`` tuple (most commands leave ``props`` as it was)."""
     values = property_values_of(state.props) if property_values is None else property_values
     return tuple(seat.cash + values[i] for i, seat in enumerate(state.seats))
