@@ -316,6 +316,7 @@ class FastBotDriver(BotDriver):
         self._waiting: dict[str, tuple[str, bytes, float, int]] = {}
         """By reply token: the command's subject, body, send time and attempt."""
         self._sweep: asyncio.TimerHandle | None = None
+        self._stopped = False
 
     async def start(self) -> None:
         self._inbox = self.nc.new_inbox() + "."
@@ -324,6 +325,8 @@ class FastBotDriver(BotDriver):
         await super().start()
 
     def stop(self) -> None:
+        """No more commands, retries included (before the connection is drained)."""
+        self._stopped = True
         if self._sweep is not None:
             self._sweep.cancel()
 
@@ -333,12 +336,20 @@ class FastBotDriver(BotDriver):
             self._send(*decided, 0)
 
     def _send(self, subject: str, body: bytes, attempt: int) -> None:
+        if self._stopped:
+            return
         token = str(next(self._tokens))
         self._waiting[token] = (subject, body, time.perf_counter(), attempt)
         if not queue_publish(self.nc, subject, body, reply=self._inbox + token):
-            task = asyncio.create_task(self.nc.publish(subject, body, reply=self._inbox + token))
+            task = asyncio.create_task(self._publish(subject, body, self._inbox + token))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+
+    async def _publish(self, subject: str, body: bytes, reply: str) -> None:
+        """The connection's own publish, when the command could not be queued at once (its
+        buffer full, say); a command it fails to send is counted when it times out."""
+        with contextlib.suppress(Exception):
+            await self.nc.publish(subject, body, reply=reply)
 
     def _on_reply(self, msg: Msg) -> None:
         waiting = self._waiting.pop(msg.subject[len(self._inbox) :], None)
