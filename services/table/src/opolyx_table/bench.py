@@ -283,18 +283,22 @@ class BotDriver:
             except Exception:
                 self.timeouts += 1
                 return
-            elapsed = time.perf_counter() - started
-            answer = orjson.loads(reply.data)
-            if answer.get("ok"):
-                if self.recording:
-                    self.latencies.append(elapsed)
-                return
-            code = str(answer["error"]["code"])
-            if self.recording:
-                self.codes[code] += 1
-            if code != "service/busy":
+            if not self._busy(reply.data, time.perf_counter() - started):
                 return
             await asyncio.sleep(busy_backoff(attempt))
+
+    def _busy(self, reply: bytes, elapsed: float) -> bool:
+        """Count a command's reply (its round trip, or its error code); True when it was
+        `service/busy`: the command is to be sent again."""
+        answer = orjson.loads(reply)
+        if answer.get("ok"):
+            if self.recording:
+                self.latencies.append(elapsed)
+            return False
+        code = str(answer["error"]["code"])
+        if self.recording:
+            self.codes[code] += 1
+        return code == "service/busy"
 
 
 class FastBotDriver(BotDriver):
@@ -360,15 +364,7 @@ class FastBotDriver(BotDriver):
         if msg.headers and msg.headers.get("Status") == "503":
             self.no_responders += 1
             return
-        answer = orjson.loads(msg.data)
-        if answer.get("ok"):
-            if self.recording:
-                self.latencies.append(elapsed)
-            return
-        code = str(answer["error"]["code"])
-        if self.recording:
-            self.codes[code] += 1
-        if code == "service/busy" and attempt + 1 < BUSY_ATTEMPTS:
+        if self._busy(msg.data, elapsed) and attempt + 1 < BUSY_ATTEMPTS:
             asyncio.get_running_loop().call_later(
                 busy_backoff(attempt), self._send, subject, body, attempt + 1
             )
