@@ -20,6 +20,7 @@ from opolyx_contracts.subjects import (
 )
 from opolyx_contracts.table import SeatSpec
 from opolyx_testing import ServiceProcess, script_path
+from opolyx_testing.chaos import owner_of
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.pytest_plugin import ServiceProcesses
 from opolyx_testing.table_client import BotSeats, TableClient, check_contiguous
@@ -63,22 +64,6 @@ def bots(n: int) -> list[SeatSpec]:
 
 def humans(n: int) -> list[SeatSpec]:
     return [SeatSpec(player_id=f"human-{i}") for i in range(n)]
-
-
-async def owner_of(nc: Client, table_id: str) -> str:
-    """The instance holding the partition of `table_id`. While two instances share the
-    partitions out, a lease can be between them (released, not yet claimed): asked again
-    until it has an owner."""
-    kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
-    for _ in range(200):
-        try:
-            entry = await kv.get(f"p.{table_partition(table_id)}")
-        except KeyNotFoundError:  # deleted: handed back, the other instance claims it next
-            await asyncio.sleep(0.05)
-            continue
-        assert entry.value is not None
-        return entry.value.decode()
-    raise AssertionError(f"the partition of {table_id} has had no owner for 10 s")
 
 
 async def leases_held_by(nc: Client, instance: str) -> list[str]:

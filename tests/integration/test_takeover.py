@@ -92,10 +92,11 @@ async def test_a_killed_instance_is_taken_over_long_before_its_leases_expire(
     # Far within the TTL: the survivor owns the partition and serves the table.
     while time.monotonic() - killed < LEASE_TTL / 3:
         with contextlib.suppress(KeyNotFoundError):  # freed, not claimed yet
-            if await owner_of(nc, table.table_id) == survivor:
+            if await owner_of(nc, table.table_id, wait=0) == survivor:
                 break
         await asyncio.sleep(0.05)
-    assert await owner_of(nc, table.table_id) == survivor, instances[survivor].log_tail(3000)
+    owner_now = await owner_of(nc, table.table_id, wait=0)
+    assert owner_now == survivor, instances[survivor].log_tail(3000)
     after = await TableClient(nc, timeout=2.0, retry_for=LEASE_TTL / 3).view(table.table_id)
     assert after["version"] == before["version"]
     assert "instance_gone" in instances[survivor].log_tail(20_000)
@@ -112,11 +113,11 @@ async def test_a_stopped_but_connected_instance_keeps_its_leases(
     instances[owner].send_signal(signal.SIGSTOP)
     try:
         await asyncio.sleep(3.0)  # a dozen of the other's liveness checks
-        assert await owner_of(nc, table.table_id) == owner
+        assert await owner_of(nc, table.table_id, wait=0) == owner
     finally:
         instances[owner].send_signal(signal.SIGCONT)
     view = await client.view(table.table_id)
     assert view["version"] >= 0
-    assert await owner_of(nc, table.table_id) == owner
+    assert await owner_of(nc, table.table_id, wait=0) == owner
     assert "instance_gone" not in instances[other].log_tail(20_000)
     assert "lease_lost" not in instances[owner].log_tail(20_000)

@@ -11,10 +11,12 @@ table, and when the game moved again after a fault.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Mapping
 
 from nats.aio.client import Client
+from nats.js.errors import KeyNotFoundError
 from opolyx_contracts.subjects import TABLE_LEASES_BUCKET, table_partition
 
 from opolyx_testing.nats_server import NatsServer
@@ -62,10 +64,23 @@ async def restart(process: ServiceProcess, timeout: float = 120) -> ServiceProce
     return process
 
 
-async def owner_of(nc: Client, table_id: str) -> str:
-    """The instance id holding the lease of the table's partition."""
+async def owner_of(nc: Client, table_id: str, wait: float = 30) -> str:
+    """The instance id holding the lease of the table's partition.
+
+    Waits up to `wait` seconds while the partition has no owner: when instances start
+    together one may claim beyond its fair share and hand a partition back, which leaves it
+    unowned until another instance's next heartbeat claims it. With `wait=0` it looks once
+    (KeyNotFoundError: nobody owns it now)."""
     kv = await nc.jetstream().key_value(TABLE_LEASES_BUCKET)
-    entry = await kv.get(f"p.{table_partition(table_id)}")
+    key = f"p.{table_partition(table_id)}"
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        with contextlib.suppress(KeyNotFoundError):  # handed back, not claimed yet
+            entry = await kv.get(key)
+            if entry.value:
+                return entry.value.decode()
+        await asyncio.sleep(0.05)
+    entry = await kv.get(key)
     assert entry.value is not None
     return entry.value.decode()
 
