@@ -317,7 +317,10 @@ class Bench:
                 await bare_play(conn, stop, figures, think)
                 return
             ws, player, reader = conn
-            await player.play(ws, stop, figures, think)
+            if think:
+                await player.play(ws, stop, figures, think)
+            else:
+                await player.drive_until(ws, stop, figures)
             reader.cancel()
 
         return run

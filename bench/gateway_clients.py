@@ -1,7 +1,8 @@
 """The client side of the gateway benchmark, and the floor's two server roles.
 
 A `Player` is one seat of a two-seat table: it watches its table and answers its seat's
-decisions as soon as a push says it may. It speaks both the baseline's protocol (a
+decisions as soon as a push says it may (at full speed from its reader's own turn:
+`drive_until`). It speaks both the baseline's protocol (a
 `table.state` push per seat carrying that seat's `legal` list) and today's (one shared
 `table.update` push whose `pending` lists every seat's legal commands), so the same client
 drives both sides. Every client connects without permessage-deflate, as the floor does.
@@ -90,6 +91,8 @@ class Player:
         self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.next_id = 0
         self.frames = 0
+        self.drive: Drive | None = None
+        """Set while the reader itself answers the decisions (`drive_until`)."""
 
     async def request(self, ws: Any, kind: str, **fields: Any) -> dict[str, Any]:
         self.next_id += 1
@@ -122,8 +125,12 @@ class Player:
                     future = self.replies.pop(message["id"], None)
                     if future is not None and not future.done():
                         future.set_result(message)
+                    elif self.drive is not None:
+                        self.drive.replied(message)
                 elif kind in ("table.state", "table.update"):
                     self._on_view(message)
+            if self.drive is not None:
+                await self.drive.step()
 
     def choose(self) -> dict[str, Any] | None:
         view = self.view
@@ -157,6 +164,22 @@ class Player:
         finally:
             figures.frames += self.frames - frames_before
 
+    async def drive_until(self, ws: Any, stop: float, figures: Figures) -> None:
+        """Answer this seat's decisions at full speed until ``stop``, from the reader: the
+        frame that offers a decision sends its command, one in flight at a time.
+
+        What `play` does with a task waiting on an event per decision, this does in the
+        reader's own turn: at saturation the clients share the cores with what they measure,
+        and that machinery cost them more than reading the frames did."""
+        frames_before = self.frames
+        drive = self.drive = Drive(self, ws, stop, figures)
+        try:
+            await drive.step()  # the decision already offered, if any
+            await asyncio.wait_for(drive.done, max(0.0, stop - time.perf_counter()) + 10)
+        finally:
+            self.drive = None
+            figures.frames += self.frames - frames_before
+
     async def _play(self, ws: Any, stop: float, figures: Figures, think: float) -> None:
         while time.perf_counter() < stop:
             command = self.choose()
@@ -188,6 +211,71 @@ class Player:
                     await asyncio.wait_for(self.changed.wait(), 5)
                 except TimeoutError:
                     break
+
+
+class Drive:
+    """A player's commands at full speed, sent and timed from its reader (`drive_until`)."""
+
+    RETRY_AFTER = 1.0
+    """Seconds before a refused command's decision is tried again on an unchanged state
+    (a refusal usually comes with a new state, which is tried at once)."""
+
+    def __init__(self, player: Player, ws: Any, stop: float, figures: Figures) -> None:
+        self.player = player
+        self.ws = ws
+        self.stop = stop
+        self.figures = figures
+        self.sent_id: int | None = None
+        self.sent_at = 0.0
+        self.retrying: asyncio.Future[None] | None = None
+        """The step a refusal's retry started (kept: a task nobody holds may be collected)."""
+        self.decided_on = -1
+        """The sequence number the last command was chosen on: the next is chosen only on a
+        later state (its own update), as a player decides on what it sees."""
+        loop = asyncio.get_running_loop()
+        self.done: asyncio.Future[None] = loop.create_future()
+        loop.call_later(max(0.0, stop - time.perf_counter()), self._time_up)
+
+    def _time_up(self) -> None:
+        if self.sent_id is None and not self.done.done():
+            self.done.set_result(None)
+
+    def replied(self, message: dict[str, Any]) -> None:
+        if message["id"] != self.sent_id:
+            return
+        self.sent_id = None
+        if message["ok"]:
+            if self.sent_at < self.stop:
+                self.figures.latencies.append(time.perf_counter() - self.sent_at)
+        else:
+            self.figures.errors += 1
+            self.figures.codes[str(message.get("error", {}).get("code"))] += 1
+            asyncio.get_running_loop().call_later(self.RETRY_AFTER, self._retry, self.sent_at)
+        if time.perf_counter() >= self.stop and not self.done.done():
+            self.done.set_result(None)
+
+    def _retry(self, refused_at: float) -> None:
+        if self.sent_id is None and self.sent_at == refused_at:  # nothing sent since
+            self.decided_on = -1
+            self.retrying = asyncio.ensure_future(self.step())
+
+    async def step(self) -> None:
+        """Send the seat's next command if one is due and none is in flight."""
+        player = self.player
+        if self.sent_id is not None or player.seq <= self.decided_on:
+            return
+        if time.perf_counter() >= self.stop:
+            return
+        command = player.choose()
+        if command is None:
+            return
+        self.decided_on = player.seq
+        player.next_id += 1
+        self.sent_id = player.next_id
+        self.sent_at = time.perf_counter()
+        table = player.table
+        message = {"id": self.sent_id, "type": "table.cmd", "table": table, "command": command}
+        await self.ws.send(json.dumps(message))
 
 
 async def bare_play(ws: Any, stop: float, figures: Figures, think: float) -> None:
