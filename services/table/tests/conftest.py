@@ -8,11 +8,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import nats
 import pytest
 from nats.aio.client import Client
+from opolyx_service.metrics import ServiceMetrics
 from opolyx_table.instance import TableInstance
 from opolyx_table.settings import TableConfig
 from opolyx_table.store import Storage
 from opolyx_testing.nats_server import NatsServer
 from opolyx_testing.table_client import TableClient
+from prometheus_client import CollectorRegistry
 
 StartTable = Callable[..., Awaitable[TableInstance]]
 
@@ -50,7 +52,11 @@ async def start_table(nats_server: NatsServer) -> AsyncIterator[StartTable]:
         def connect_leases() -> Awaitable[Client]:
             return nats_server.connect("table", name=f"{instance_id}-leases")
 
-        instance = TableInstance(nc, connect_leases, storage, settings, instance_id)
+        registry = CollectorRegistry()  # the service's metrics, as the runtime wires them
+        metrics = ServiceMetrics(registry, "table", instance_id)
+        instance = TableInstance(
+            nc, connect_leases, storage, settings, instance_id, registry, metrics
+        )
         await instance.start()
         started.append((instance, nc))
         async with asyncio.timeout(READY_LIMIT):

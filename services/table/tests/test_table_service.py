@@ -19,6 +19,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 from opolyx_contracts import game
 from opolyx_contracts.subjects import (
+    TABLE_COMMANDS_ANY,
     TABLE_CREATE,
     table_bot_command,
     table_command,
@@ -549,7 +550,7 @@ async def test_every_stored_batch_is_published_as_an_update_with_view_and_decisi
 async def test_beyond_its_bound_on_commands_in_flight_an_instance_answers_busy(
     start_table: StartTable, client: TableClient, client_nc: Client
 ) -> None:
-    await start_table(max_in_flight=2)
+    instance = await start_table(max_in_flight=2)
     tables = [await client.create("classic", _humans(2), seed=70 + i) for i in range(8)]
     views = [await _current(client, t.table_id) for t in tables]
     bodies = [
@@ -570,6 +571,14 @@ async def test_beyond_its_bound_on_commands_in_flight_an_instance_answers_busy(
     busy = [i for i, a in enumerate(answers) if not a["ok"]]
     assert busy, "some commands found the instance at its bound"
     assert {answers[i]["error"]["code"] for i in busy} == {"service/busy"}
+    # Every command counted once, under its outcome.
+    handled = {
+        outcome: instance.registry.get_sample_value(
+            "opolyx_handled_total", {"subject": TABLE_COMMANDS_ANY, "outcome": outcome}
+        )
+        for outcome in ("busy", "ok")
+    }
+    assert handled == {"busy": len(busy), "ok": len(answers) - len(busy)}
     for i in busy:
         stored = await client.read_events(tables[i].table_id)
         assert f"flood-{i}" not in [b.command_id for b in stored], "a busy command applies nothing"
