@@ -20,12 +20,15 @@ def test_handled_counts_and_times_each_subject_and_outcome_apart() -> None:
     for outcome in ("ok", "ok", "error", "ok"):
         metrics.handled("a.>", outcome, 0.003)
     metrics.handled("b.*", "ok", 2.0)
+    metrics.handled("b.*", "busy", None)  # answered before any handling: counted, not timed
 
     def total(subject: str, outcome: str) -> float | None:
         labels = {"subject": subject, "outcome": outcome}
         return registry.get_sample_value("opolyx_handled_total", labels)
 
     assert (total("a.>", "ok"), total("a.>", "error"), total("b.*", "ok")) == (3, 1, 1)
+    assert total("b.*", "busy") == 1
+    assert registry.get_sample_value("opolyx_handle_seconds_count", {"subject": "b.*"}) == 1
     assert total("b.*", "error") is None
     count = registry.get_sample_value("opolyx_handle_seconds_count", {"subject": "a.>"})
     assert count == 4

@@ -579,6 +579,10 @@ async def test_beyond_its_bound_on_commands_in_flight_an_instance_answers_busy(
         for outcome in ("busy", "ok")
     }
     assert handled == {"busy": len(busy), "ok": len(answers) - len(busy)}
+    timed = instance.registry.get_sample_value(
+        "opolyx_handle_seconds_count", {"subject": TABLE_COMMANDS_ANY}
+    )
+    assert timed == len(answers) - len(busy), "a busy answer has no handling time"
     for i in busy:
         stored = await client.read_events(tables[i].table_id)
         assert f"flood-{i}" not in [b.command_id for b in stored], "a busy command applies nothing"

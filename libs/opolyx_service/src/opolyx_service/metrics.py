@@ -121,8 +121,10 @@ class ServiceMetrics:
         )
         self._handled_children: dict[tuple[str, str], tuple[Counter, Histogram]] = {}
 
-    def handled(self, subject: str, outcome: str, seconds: float) -> None:
-        """Count one message handled on a plain nats-py subscription (subject: its pattern).
+    def handled(self, subject: str, outcome: str, seconds: float | None) -> None:
+        """Count one message handled on a plain nats-py subscription (subject: its pattern),
+        and the time it took; `seconds` None for one answered before any handling (shed as
+        busy, refused unread): counted, but no made-up time in `opolyx_handle_seconds`.
         The labelled children are looked up once per (subject, outcome): `labels()` takes a
         lock and checks its values each time (two calls per table command)."""
         children = self._handled_children.get((subject, outcome))
@@ -132,4 +134,5 @@ class ServiceMetrics:
                 self.handle_seconds.labels(subject),
             )
         children[0].inc()
-        children[1].observe(seconds)
+        if seconds is not None:
+            children[1].observe(seconds)

@@ -115,7 +115,7 @@ class Handlers:
     def _command(self, msg: Msg, table_id: str, via_bots: bool) -> None:
         # Past the bound, answering at once is the cheapest way to keep up.
         if self.jobs.in_flight >= self.config.max_in_flight:
-            self.jobs.count_command("busy", 0.0)
+            self.jobs.count_command("busy", None)
             self._answer(msg, BUSY_REPLY)
             return
         # A table in memory has a valid id: the token is checked only for the others (the
@@ -132,7 +132,7 @@ class Handlers:
         try:
             request = decode(TableCommand, msg.data)
         except ContractError as exc:
-            self.jobs.count_command("invalid", 0.0)
+            self.jobs.count_command("invalid", None)
             self._answer(msg, _error(exc.code, exc.message))
             return
         job = CommandJob(msg, request, time.perf_counter(), via_bots)

@@ -169,11 +169,11 @@ class Jobs:
         table.armed_deadline = None
         self.arm(table)
 
-    def count_command(self, outcome: str, seconds: float) -> None:
+    def count_command(self, outcome: str, seconds: float | None) -> None:
         """One command answered, whatever its outcome (`busy` and `invalid` included): the
         skeleton's `opolyx_handled_total{subject=TABLE_COMMANDS_ANY, outcome}` and
         `opolyx_handle_seconds`, the one count of commands (a table counter beside it
-        counted each command twice)."""
+        counted each command twice). `seconds` None: answered before any handling."""
         if self._service_metrics is not None:
             self._service_metrics.handled(TABLE_COMMANDS_ANY, outcome, seconds)
 
