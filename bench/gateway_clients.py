@@ -5,7 +5,8 @@ decisions as soon as a push says it may (at full speed from its reader's own tur
 `drive_until`). It speaks both the baseline's protocol (a
 `table.state` push per seat carrying that seat's `legal` list) and today's (one shared
 `table.update` push whose `pending` lists every seat's legal commands), so the same client
-drives both sides. Every client connects without permessage-deflate, as the floor does.
+drives both sides. Every client connects without permessage-deflate, as the floor does,
+and reads only the fields it acts on (`Message`).
 
     python bench/gateway_clients.py --role echo --nats URL         # the floor's responder
     python bench/gateway_clients.py --role bare --nats URL --port P  # the floor's server
@@ -16,14 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import statistics
 import time
 from collections import Counter
 from typing import Any
 
-import orjson
+import msgspec
 import uvloop
 from opolyx_service import flush_in_order
 from opolyx_testing.measuring import percentile
@@ -74,6 +74,65 @@ class Figures:
         }
 
 
+class SeatToAct(msgspec.Struct, gc=False):
+    seat: int
+
+
+class ViewPart(msgspec.Struct, gc=False):
+    """What a client reads of a pushed public view to know whether it is to act."""
+
+    finished: bool
+    pending: SeatToAct | None = None
+
+
+class SeatDecision(msgspec.Struct):
+    """One entry of a `table.update`'s `pending`: a seat and its legal commands."""
+
+    seat: int
+    legal: list[dict[str, Any]]
+
+
+class Message(msgspec.Struct):
+    """The fields of a server message these clients read, whatever its type (a reply, an
+    update, the baseline's `table.state`); the rest of it is skipped unread."""
+
+    type: str
+    id: int | str | None = None
+    ok: bool | None = None
+    error: dict[str, Any] | None = None
+    data: Any = None
+    view: ViewPart | None = None
+    """A `table.update`'s view (the baseline's `table.state` names it `state`)."""
+    state: ViewPart | None = None
+    last_seq: int | None = None
+    seq: int | None = None
+    pending: msgspec.Raw = msgspec.Raw()
+    """Every seat's decisions (`SeatDecision`s), kept unread: only the seat to act reads
+    them, once (`Player.choose`)."""
+    legal: list[dict[str, Any]] | msgspec.UnsetType | None = msgspec.UNSET
+    """The baseline's push carries its seat's legal commands (null: none); today's do not."""
+
+    def error_code(self) -> str:
+        return str((self.error or {}).get("code"))
+
+
+FRAME = msgspec.json.Decoder(list[Message] | Message)
+"""A frame as these clients read it. They are the measuring apparatus and share the cores
+with what they measure: parsing all of a 3.4 KB batched frame with orjson took 9.4 us,
+reading only these fields 3.0 us. At saturation (100 clients, 2 rounds, load 0.3-2.3) the
+current side's clients spent 0.115 ms of CPU per command, against 0.199-0.205 in three runs
+that parsed every frame whole with orjson and wrote with the standard library's encoder; the
+floor's clients 0.034 against 0.037-0.043."""
+DECISIONS_OF_SEATS = msgspec.json.Decoder(list[SeatDecision] | None)
+_ENCODER = msgspec.json.Encoder()
+
+
+def to_text(message: dict[str, Any]) -> str:
+    """A client message's JSON text (every client, the floor's too: the standard library's
+    encoder was 3% of the clients' CPU at saturation)."""
+    return _ENCODER.encode(message).decode()
+
+
 class Player:
     """One bench client: a seat at a table, answering its decisions."""
 
@@ -81,48 +140,60 @@ class Player:
         self.token = token
         self.table = table
         self.seat: int | None = None
-        self.view: dict[str, Any] | None = None
-        """The last public view pushed, with the legal commands of this seat."""
+        self.view: ViewPart | None = None
+        """The last public view pushed (what of it says whose turn it is)."""
         self.legal: list[dict[str, Any]] | None = None
         """The baseline's per-seat list; today's pushes list every seat's (`pending`)."""
-        self.pending: list[dict[str, Any]] = []
+        self.pending = msgspec.Raw()
         self.seq = 0
         self.changed = asyncio.Event()
-        self.replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.replies: dict[int | str | None, asyncio.Future[Message]] = {}
         self.next_id = 0
         self.frames = 0
         self.drive: Drive | None = None
         """Set while the reader itself answers the decisions (`drive_until`)."""
 
-    async def request(self, ws: Any, kind: str, **fields: Any) -> dict[str, Any]:
+    async def request(self, ws: Any, kind: str, **fields: Any) -> Message:
         self.next_id += 1
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self.replies[self.next_id] = future
-        await ws.send(json.dumps({"id": self.next_id, "type": kind, **fields}))
+        await ws.send(to_text({"id": self.next_id, "type": kind, **fields}))
         return await future
 
-    def _on_view(self, message: dict[str, Any]) -> None:
-        if message["type"] == "table.update":  # the table's own update, forwarded
-            message = {**message, "state": message["view"], "seq": message["last_seq"]}
-        self.view = message["state"]
-        if "legal" in message:  # the baseline's per-seat push
-            self.legal = message["legal"] or []
+    def _on_view(self, message: Message) -> None:
+        if message.type == "table.update":  # the table's own update, forwarded
+            self.view, seq = message.view, message.last_seq
+        else:
+            self.view, seq = message.state, message.seq
+        if message.legal is not msgspec.UNSET:  # the baseline's per-seat push
+            self.legal = message.legal or []
         else:  # the seat is known from the watch reply, which may come after this push
-            self.pending = message["pending"]
-        self.seq = max(self.seq, message["seq"])
+            self.pending = message.pending
+        self.seq = max(self.seq, seq or 0)
         self.changed.set()
 
     async def reader(self, ws: Any) -> None:
-        # orjson: these clients are the measuring apparatus and share the cores with what
-        # they measure; the standard library's parser took 34 us per 3.5 KB update, orjson 12.
+        try:
+            await self._read(ws)
+        except Exception as exc:
+            # A frame these clients cannot read fails what waits on it (a request, the
+            # drive), rather than leave the phase waiting for replies nobody reads.
+            for future in self.replies.values():
+                if not future.done():
+                    future.set_exception(exc)
+            if self.drive is not None and not self.drive.done.done():
+                self.drive.done.set_exception(exc)
+            raise
+
+    async def _read(self, ws: Any) -> None:
         async for text in ws:
             self.frames += 1
-            frame = orjson.loads(text)
+            frame = FRAME.decode(text)
             # a batched frame (today's gateway: a command's update and its reply) in order
             for message in frame if isinstance(frame, list) else (frame,):
-                kind = message["type"]
+                kind = message.type
                 if kind == "reply":
-                    future = self.replies.pop(message["id"], None)
+                    future = self.replies.pop(message.id, None)
                     if future is not None and not future.done():
                         future.set_result(message)
                     elif self.drive is not None:
@@ -134,14 +205,15 @@ class Player:
 
     def choose(self) -> dict[str, Any] | None:
         view = self.view
-        if view is None or view["finished"]:
+        if view is None or view.finished:
             return None
-        pending = view["pending"]
-        if pending is None or pending["seat"] != self.seat:
+        pending = view.pending
+        if pending is None or pending.seat != self.seat:
             return None
         legal = self.legal
         if legal is None:
-            legal = next((p["legal"] for p in self.pending if p["seat"] == self.seat), [])
+            seats = (DECISIONS_OF_SEATS.decode(self.pending) if self.pending else None) or []
+            legal = next((p.legal for p in seats if p.seat == self.seat), [])
         for kinds in (DECISIONS, RAISE_FUNDS):  # a payment pause without the cash: raise it
             for kind in kinds:
                 for command in legal:
@@ -150,10 +222,10 @@ class Player:
         return None
 
     async def join(self, ws: Any) -> None:
-        assert (await self.request(ws, "hello", token=self.token))["ok"]
+        assert (await self.request(ws, "hello", token=self.token)).ok
         watch = await self.request(ws, "table.watch", table=self.table)
-        assert watch["ok"], watch
-        self.seat = watch["data"]["seat"]
+        assert watch.ok, watch
+        self.seat = watch.data["seat"]
 
     async def play(self, ws: Any, stop: float, figures: Figures, think: float) -> None:
         """Answer this seat's decisions until ``stop``, after ``think`` seconds (jittered)
@@ -198,12 +270,12 @@ class Player:
             seq = self.seq
             t0 = time.perf_counter()
             reply = await self.request(ws, "table.cmd", table=self.table, command=command)
-            if reply["ok"]:
+            if reply.ok:
                 if t0 < stop:
                     figures.latencies.append(time.perf_counter() - t0)
             else:
                 figures.errors += 1
-                figures.codes[str(reply.get("error", {}).get("code"))] += 1
+                figures.codes[reply.error_code()] += 1
             # decide again only on the state after this command
             while self.seq <= seq and time.perf_counter() < stop:
                 self.changed.clear()
@@ -240,16 +312,16 @@ class Drive:
         if self.sent_id is None and not self.done.done():
             self.done.set_result(None)
 
-    def replied(self, message: dict[str, Any]) -> None:
-        if message["id"] != self.sent_id:
+    def replied(self, message: Message) -> None:
+        if message.id != self.sent_id:
             return
         self.sent_id = None
-        if message["ok"]:
+        if message.ok:
             if self.sent_at < self.stop:
                 self.figures.latencies.append(time.perf_counter() - self.sent_at)
         else:
             self.figures.errors += 1
-            self.figures.codes[str(message.get("error", {}).get("code"))] += 1
+            self.figures.codes[message.error_code()] += 1
             asyncio.get_running_loop().call_later(self.RETRY_AFTER, self._retry, self.sent_at)
         if time.perf_counter() >= self.stop and not self.done.done():
             self.done.set_result(None)
@@ -275,7 +347,7 @@ class Drive:
         self.sent_at = time.perf_counter()
         table = player.table
         message = {"id": self.sent_id, "type": "table.cmd", "table": table, "command": command}
-        await self.ws.send(json.dumps(message))
+        await self.ws.send(to_text(message))
 
 
 async def bare_play(ws: Any, stop: float, figures: Figures, think: float) -> None:
@@ -286,7 +358,7 @@ async def bare_play(ws: Any, stop: float, figures: Figures, think: float) -> Non
     while time.perf_counter() < stop:
         n += 1
         t0 = time.perf_counter()
-        await ws.send(json.dumps({"id": n, "type": "table.cmd", "command": {"type": "roll"}}))
+        await ws.send(to_text({"id": n, "type": "table.cmd", "command": {"type": "roll"}}))
         await ws.recv()
         figures.frames += 1
         if t0 < stop:
