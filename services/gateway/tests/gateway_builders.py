@@ -21,7 +21,7 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from opolyx_contracts import subjects
 from opolyx_contracts.envelope import error_reply
-from opolyx_contracts.errors import BUSY
+from opolyx_contracts.errors import BUSY, COMMAND_STALE
 from opolyx_contracts.game import DiceRolled, GameEvent, Roll, TurnStarted
 from opolyx_contracts.gateway import BATCH_QUERY
 from opolyx_contracts.lobby import LobbyReply
@@ -54,8 +54,9 @@ class FakeTable:
     """One table on the real NATS, speaking the table service's contract: it stores each
     batch in TABLE_EVENTS, then publishes its `TableUpdate`, and answers views and commands.
 
-    It checks seat ownership as the table service does, and records every command that
-    reached it and every view asked for, so a test can prove what the gateway asked.
+    It checks seat ownership and the expected version as the table service does, and records
+    every command that reached it and every view asked for, so a test can prove what the
+    gateway asked.
     """
 
     def __init__(self, nc: NatsClient, table_id: str, players: list[str]) -> None:
@@ -176,6 +177,11 @@ class FakeTable:
                 .model_dump_json()
                 .encode()
             )
+            return
+        expected = command.expected_version
+        if expected is not None and expected != self.seq:
+            text = f"the table is at version {self.seq}, not {expected}"
+            await msg.respond(error_reply(COMMAND_STALE, text).model_dump_json().encode())
             return
         while self.acts_before_command > 0:
             self.acts_before_command -= 1

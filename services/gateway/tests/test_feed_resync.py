@@ -200,3 +200,44 @@ async def test_an_update_later_than_the_delay_is_logged_as_late_after_the_resync
     assert (entry["table_id"], entry["seq"]) == (feed.table_id, late)
     assert entry["seconds_after_resync"] >= 0
     assert sink.kinds() == ["table.state", "table.state"]  # not sent twice
+
+
+async def test_a_stale_refusal_at_the_feeds_own_sequence_resyncs_a_delay_after_it(
+    watched: tuple[Table, TableFeed, Sink],
+) -> None:
+    """Moves stored with their updates lost and nothing after them (the instance that
+    stored them was killed): the table refuses a command decided on the feed's sequence."""
+    table, feed, sink = watched
+    table.store()
+    behind = table.store()
+    refused = time.monotonic()
+    feed.refused_as_stale(1)
+    await until(lambda: feed.seq == behind)
+    assert time.monotonic() - refused >= DELAY - 0.05  # an update may still come meanwhile
+    assert table.views_asked == 2
+    assert sink.kinds() == ["table.state", "table.state"]
+
+
+async def test_a_stale_refusal_whose_update_comes_within_the_delay_costs_no_view(
+    watched: tuple[Table, TableFeed, Sink],
+) -> None:
+    table, feed, sink = watched
+    moved = table.store()
+    feed.refused_as_stale(1)
+    await table.publish(moved)
+    await until(lambda: feed.seq == moved)
+    await asyncio.sleep(DELAY + 0.2)
+    assert table.views_asked == 1
+    assert sink.kinds() == ["table.state", "table.update"]
+
+
+@pytest.mark.parametrize("version", [0, 2, 10**6])
+async def test_a_stale_refusal_at_another_version_than_the_feeds_costs_no_view(
+    watched: tuple[Table, TableFeed, Sink], version: int
+) -> None:
+    """Older: the client has not read the pushes that bring it up to date. Newer: the
+    client's own mistake (a hostile client could otherwise make the table answer views)."""
+    table, feed, sink = watched
+    feed.refused_as_stale(version)
+    await asyncio.sleep(DELAY + 0.2)
+    assert (feed.seq, table.views_asked, sink.kinds()) == (1, 1, ["table.state"])

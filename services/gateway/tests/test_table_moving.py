@@ -33,3 +33,30 @@ async def test_a_table_nobody_serves_is_unavailable_once_the_timeout_is_spent(
     await client.send_raw(json.dumps(command))
     answer = await client.reply("m-2", timeout=15)
     assert answer["ok"] is False and answer["error"]["code"] == "service/unavailable"
+
+
+async def test_moves_whose_updates_died_with_their_instance_reach_a_player_refused_as_stale(
+    gateway: RunningGateway,
+) -> None:
+    """The owning instance stored a bot's moves and was killed before their updates went
+    out; its successor waits for the player, who still sees the state before those moves.
+    The player's command, decided on that state, is refused as stale, and the gateway
+    resyncs and pushes the state the player was missing (seen in the chaos test: without
+    it the player sent the same refused command until the turn timer ran out, 75 s)."""
+    token, me = await gateway.sign_in()
+    client = await gateway.client(token)
+    table = await FakeTable(gateway.nc, "t-lost", [me, "bot-1"]).start()
+    assert (await client.request("table.watch", table="t-lost"))["ok"]
+    assert (await client.push("table.state", table="t-lost"))["seq"] == 1
+    table.drop_updates = 2
+    await table.act(1)
+    await table.act(1)
+    roll = {"type": "roll", "seat": 0}
+    refused = await client.request("table.cmd", table="t-lost", command=roll, expected_version=1)
+    assert refused["error"]["code"] == "command/stale_version", refused
+    state = await client.push("table.state", timeout=10, table="t-lost")
+    assert (state["seq"], table.views_asked) == (3, 2)  # the watch's view, then the resync's
+    missed = [p for p in client.pushes if p["type"] == "table.events"]
+    assert [e["seq"] for p in missed for e in p["events"]] == [2, 3]  # from the stream
+    accepted = await client.request("table.cmd", table="t-lost", command=roll, expected_version=3)
+    assert accepted["ok"], accepted

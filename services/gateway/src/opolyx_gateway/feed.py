@@ -9,7 +9,8 @@ The rare paths ask the table: a feed's first watcher gets the view by request; c
 may drop a message, so an update whose `first_seq` skips past the feed's sequence makes the
 feed replay the gap from the TABLE_EVENTS stream first, and a command reply naming a
 sequence no update has brought `RESYNC_DELAY` after that reply makes it resynchronise
-(stream + view).
+(stream + view), as does a command decided on the feed's own sequence and refused as stale
+(the table is past it: `refused_as_stale`).
 Updates are applied one at a time in order (a lock shared with joins and resyncs): as they
 are read, without a task hop (`subscribe_direct`), while the lock is free; queued behind it
 when it is not.
@@ -264,6 +265,18 @@ class TableFeed:
         named.append((seq, loop.time()))
         if self._check is None:
             self._check = loop.call_at(named[0][1] + RESYNC_DELAY, self._check_expected)
+
+    def refused_as_stale(self, version: int) -> None:
+        """The table refused a command decided on `version` as stale. When that is this
+        feed's own sequence, the table is past everything this feed has seen: updates were
+        lost with nothing after them to show the gap (an instance killed right after storing
+        a bot's moves, before their updates went out, and the game then waits for a player
+        who sees the old state). Resync as for a reply naming the next sequence, unless an
+        update brings it within `RESYNC_DELAY`. A version older than the feed's is the
+        client's own lag (the pushes it has not read yet bring it up to date); a version
+        ahead of it is the client's mistake: neither costs the table a view request."""
+        if version == self.seq:
+            self.expect(version + 1)
 
     def _check_expected(self) -> None:
         self._check = None

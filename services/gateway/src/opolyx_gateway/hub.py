@@ -198,6 +198,13 @@ class Hub:
         if feed is not None:
             feed.expect(seq)
 
+    def command_refused_as_stale(self, table_id: str, version: int) -> None:
+        """A command at `table_id` decided on `version` was refused as stale: the table
+        may be past what this gateway has seen (`TableFeed.refused_as_stale`)."""
+        feed = self.feeds.get(table_id)
+        if feed is not None:
+            feed.refused_as_stale(version)
+
     async def replay(self, table_id: str, since: int, upto: int) -> list[TableEvents]:
         """The stored batches holding the events ``since < seq <= upto`` of one table, read
         from the first of them on (found by its stream sequence), not from the table's

@@ -26,7 +26,14 @@ from litestar import WebSocket, websocket
 from litestar.enums import ScopeType
 from litestar.exceptions import WebSocketDisconnect
 from litestar.types import ASGIApp, Receive, Scope, Send, WebSocketSendEvent
-from opolyx_contracts.errors import BAD_REQUEST, INTERNAL, MALFORMED_JSON, RATE_LIMITED, ErrorBody
+from opolyx_contracts.errors import (
+    BAD_REQUEST,
+    COMMAND_STALE,
+    INTERNAL,
+    MALFORMED_JSON,
+    RATE_LIMITED,
+    ErrorBody,
+)
 from opolyx_contracts.gateway import (
     AUTH_ALREADY_SIGNED_IN,
     AUTH_EXPIRED_TOKEN,
@@ -504,13 +511,18 @@ class ClientSession:
         hub, upstream = self.gw.hub, self.gw.upstream
         match message:
             case TableCmd():
-                result = await upstream.table_command(
-                    message.table,
-                    identity.player_id,
-                    message.command,
-                    message.expected_version,
-                    client_id=message.id,
-                )
+                try:
+                    result = await upstream.table_command(
+                        message.table,
+                        identity.player_id,
+                        message.command,
+                        message.expected_version,
+                        client_id=message.id,
+                    )
+                except GatewayError as exc:
+                    if exc.code == COMMAND_STALE and message.expected_version is not None:
+                        hub.command_refused_as_stale(message.table, message.expected_version)
+                    raise
                 hub.command_done(message.table, result.seq)
                 return result
             case TableAutopilot():
