@@ -119,10 +119,10 @@ class Message(msgspec.Struct):
 FRAME = msgspec.json.Decoder(list[Message] | Message)
 """A frame as these clients read it. They are the measuring apparatus and share the cores
 with what they measure: parsing all of a 3.4 KB batched frame with orjson took 9.4 us,
-reading only these fields 3.0 us. At saturation (100 clients, 2 rounds, load 0.3-2.3) the
-current side's clients spent 0.115 ms of CPU per command, against 0.199-0.205 in three runs
-that parsed every frame whole with orjson and wrote with the standard library's encoder; the
-floor's clients 0.034 against 0.037-0.043."""
+reading only these fields 3.0 us. At saturation (100 clients, 2 rounds per run) the current
+side's clients spent 0.115-0.128 ms of CPU per command in four runs (load 0.3-2.6), against
+0.199-0.205 in three runs that parsed every frame whole with orjson and wrote with the
+standard library's encoder; the floor's clients 0.034-0.044 against 0.041-0.043."""
 DECISIONS_OF_SEATS = msgspec.json.Decoder(list[SeatDecision] | None)
 _ENCODER = msgspec.json.Encoder()
 
