@@ -25,6 +25,7 @@ from opolyx_contracts.errors import BUSY, COMMAND_STALE
 from opolyx_contracts.game import DiceRolled, GameEvent, Roll, TurnStarted
 from opolyx_contracts.gateway import BATCH_QUERY
 from opolyx_contracts.lobby import LobbyReply
+from opolyx_contracts.refusals import TURN_WRONG_PHASE
 from opolyx_contracts.table import (
     CommandAccepted,
     EventRecord,
@@ -69,6 +70,8 @@ class FakeTable:
         self.views_asked = 0
         self.busy = 0
         """Refuse this many commands with service/busy first (an instance at its limit)."""
+        self.out_of_turn = 0
+        """Refuse this many commands as the rules refuse a decision not open now."""
         self.drop_updates = 0
         """Store this many batches without publishing their update (core NATS lost it)."""
         self.views_without_pending = False
@@ -177,6 +180,11 @@ class FakeTable:
                 .model_dump_json()
                 .encode()
             )
+            return
+        if self.out_of_turn > 0:
+            self.out_of_turn -= 1
+            text = "that decision is not open now"
+            await msg.respond(error_reply(TURN_WRONG_PHASE, text).model_dump_json().encode())
             return
         expected = command.expected_version
         if expected is not None and expected != self.seq:

@@ -241,3 +241,39 @@ async def test_a_stale_refusal_at_another_version_than_the_feeds_costs_no_view(
     feed.refused_as_stale(version)
     await asyncio.sleep(DELAY + 0.2)
     assert (feed.seq, table.views_asked, sink.kinds()) == (1, 1, ["table.state"])
+
+
+async def test_an_out_of_turn_refusal_looks_once_and_catches_up_with_lost_moves(
+    watched: tuple[Table, TableFeed, Sink],
+) -> None:
+    table, feed, sink = watched
+    table.store()
+    behind = table.store()
+    feed.refused_out_of_turn()
+    feed.refused_out_of_turn()  # a second click: the same look
+    await until(lambda: feed.seq == behind)
+    assert table.views_asked == 2
+    assert sink.kinds() == ["table.state", "table.state"]
+
+
+async def test_an_out_of_turn_refusal_on_the_current_state_costs_one_view_and_no_push(
+    watched: tuple[Table, TableFeed, Sink],
+) -> None:
+    """The client only raced a push (or is hostile): one look, however many refusals."""
+    table, feed, sink = watched
+    for _ in range(5):
+        feed.refused_out_of_turn()
+    await asyncio.sleep(DELAY + 0.3)
+    assert (feed.seq, table.views_asked, sink.kinds()) == (1, 2, ["table.state"])
+
+
+async def test_an_out_of_turn_refusal_followed_by_an_update_costs_no_view(
+    watched: tuple[Table, TableFeed, Sink],
+) -> None:
+    table, feed, sink = watched
+    feed.refused_out_of_turn()
+    await table.publish(table.store())
+    await until(lambda: feed.seq == 2)
+    await asyncio.sleep(DELAY + 0.2)
+    assert table.views_asked == 1
+    assert sink.kinds() == ["table.state", "table.update"]

@@ -60,3 +60,23 @@ async def test_moves_whose_updates_died_with_their_instance_reach_a_player_refus
     assert [e["seq"] for p in missed for e in p["events"]] == [2, 3]  # from the stream
     accepted = await client.request("table.cmd", table="t-lost", command=roll, expected_version=3)
     assert accepted["ok"], accepted
+
+
+async def test_moves_whose_updates_died_reach_a_player_refused_out_of_turn_without_a_version(
+    gateway: RunningGateway,
+) -> None:
+    """As above for the web client, which sends no version: the rules refuse the command
+    decided on the old state as out of turn, and the gateway looks at the table's view."""
+    token, me = await gateway.sign_in()
+    client = await gateway.client(token)
+    table = await FakeTable(gateway.nc, "t-lost-2", [me, "bot-1"]).start()
+    assert (await client.request("table.watch", table="t-lost-2"))["ok"]
+    assert (await client.push("table.state", table="t-lost-2"))["seq"] == 1
+    table.drop_updates, table.out_of_turn = 2, 1
+    await table.act(1)
+    await table.act(1)
+    roll = {"type": "roll", "seat": 0}
+    refused = await client.request("table.cmd", table="t-lost-2", command=roll)
+    assert refused["error"]["code"] == "turn/wrong_phase", refused
+    state = await client.push("table.state", timeout=10, table="t-lost-2")
+    assert (state["seq"], table.views_asked) == (3, 2)

@@ -10,10 +10,22 @@ from __future__ import annotations
 
 from opolyx_contracts.table import SEAT_NOT_AUTOMATED
 
-__all__ = ["COMMAND_NOT_ALLOWED", "RULES_ERROR_CODES", "SETUP_INVALID", "TABLE_ERROR_CODES"]
+__all__ = [
+    "COMMAND_NOT_ALLOWED",
+    "OUT_OF_TURN",
+    "RULES_ERROR_CODES",
+    "SETUP_INVALID",
+    "TABLE_ERROR_CODES",
+    "TURN_NOT_YOURS",
+    "TURN_WRONG_PHASE",
+]
 
 SETUP_INVALID = "setup/invalid"
 """A game that cannot be set up as asked (a scenario, or a position to continue from)."""
+TURN_NOT_YOURS = "turn/not_your_turn"
+TURN_WRONG_PHASE = "turn/wrong_phase"
+OUT_OF_TURN = frozenset({TURN_NOT_YOURS, TURN_WRONG_PHASE})
+"""Refusals of a command decided on a state the table is not in (or no longer in)."""
 
 RULES_ERROR_CODES: tuple[str, ...] = (
     "bankrupt/can_pay",
@@ -59,8 +71,8 @@ RULES_ERROR_CODES: tuple[str, ...] = (
     "trade/not_yours",
     "trade/too_many_offers",
     "trade/unfair",
-    "turn/not_your_turn",
-    "turn/wrong_phase",
+    TURN_NOT_YOURS,
+    TURN_WRONG_PHASE,
 )
 """Every code the rules library refuses with (its errors keep their codes on the wire)."""
 

@@ -10,7 +10,8 @@ may drop a message, so an update whose `first_seq` skips past the feed's sequenc
 feed replay the gap from the TABLE_EVENTS stream first, and a command reply naming a
 sequence no update has brought `RESYNC_DELAY` after that reply makes it resynchronise
 (stream + view), as does a command decided on the feed's own sequence and refused as stale
-(the table is past it: `refused_as_stale`).
+(the table is past it: `refused_as_stale`); a command sent without its version and refused
+as out of turn makes it look at the table's view once (`refused_out_of_turn`).
 Updates are applied one at a time in order (a lock shared with joins and resyncs): as they
 are read, without a task hop (`subscribe_direct`), while the lock is free; queued behind it
 when it is not.
@@ -142,6 +143,9 @@ class TableFeed:
         """(sequence, loop time) of the command replies that named a sequence this feed had
         not reached, oldest first, each sequence higher than the one before (see `expect`)."""
         self._check: asyncio.TimerHandle | None = None
+        self._look: asyncio.TimerHandle | None = None
+        """A look at the table's view due after an out-of-turn refusal (`refused_out_of_turn`)."""
+        self._looking: asyncio.Task[None] | None = None
         self._resynced: tuple[int, float] | None = None
         """(the feed's sequence before, loop time) of the last resync, until the next update
         says whether the updates it stood in for were lost or late."""
@@ -278,6 +282,34 @@ class TableFeed:
         if version == self.seq:
             self.expect(version + 1)
 
+    def refused_out_of_turn(self) -> None:
+        """The table refused a command sent without the version it was decided on as out of
+        turn (`turn/*`): the client may have decided on a state the table is past with the
+        updates since lost (as in `refused_as_stale`), or only raced a push. The feed cannot
+        tell which, so it looks at the table's view once, `RESYNC_DELAY` later, unless an
+        update came meanwhile; one look pending per feed at most, however many refusals."""
+        if self._look is None and self.seq >= 0:
+            loop = asyncio.get_running_loop()
+            self._look = loop.call_later(RESYNC_DELAY, self._look_once, self.seq)
+
+    def _look_once(self, seq: int) -> None:
+        self._look = None
+        if self.seq == seq and self.watchers:
+            self._looking = asyncio.create_task(self._catch_up_from(seq))
+
+    async def _catch_up_from(self, seq: int) -> None:
+        async with self._lock:
+            if self.seq != seq or not self.watchers:
+                return  # an update or a resync came first
+            try:
+                state = await self._snapshot({w.seat for w in self.watchers.values()})
+            except GatewayError as exc:
+                log.warning("table_look_failed", table_id=self.table_id, error=exc.message)
+                return
+            if state.seq > seq:
+                log.warning("table_resynced_after_refusal", table_id=self.table_id, seq=state.seq)
+                await self._send_resynced(seq, state)
+
     def _check_expected(self) -> None:
         self._check = None
         named = self._named
@@ -324,14 +356,18 @@ class TableFeed:
                         seq=state.seq,
                         from_seq=before,
                     )
-                    self._resynced = (before, asyncio.get_running_loop().time())
-                    await self._push_missed(before, state.seq)
-                    text = encode_state(state)
-                    for sink, watcher in list(self.watchers.items()):
-                        watcher.send(sink, self.table_id, state.seq, text)
-                        watcher.cursor = state.seq
+                    await self._send_resynced(before, state)
                     return
             await asyncio.sleep(0.05 * 2**attempt)  # the view lags the reply: ask again
+
+    async def _send_resynced(self, before: int, state: TableStatePush) -> None:
+        """Every watcher gets the events after `before` (from the stream), then `state`."""
+        self._resynced = (before, asyncio.get_running_loop().time())
+        await self._push_missed(before, state.seq)
+        text = encode_state(state)
+        for sink, watcher in list(self.watchers.items()):
+            watcher.send(sink, self.table_id, state.seq, text)
+            watcher.cursor = state.seq
 
     async def _snapshot(
         self, seats: set[int | None], player_id: str | None = None
@@ -428,6 +464,10 @@ class TableFeed:
             self._check.cancel()
         if self._resync is not None:
             self._resync.cancel()
+        if self._look is not None:
+            self._look.cancel()
+        if self._looking is not None:
+            self._looking.cancel()
         if self._drainer is not None:
             self._drainer.cancel()
         sub, self._sub = self._sub, None

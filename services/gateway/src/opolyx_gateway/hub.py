@@ -205,6 +205,13 @@ class Hub:
         if feed is not None:
             feed.refused_as_stale(version)
 
+    def command_refused_out_of_turn(self, table_id: str) -> None:
+        """A command at `table_id` sent without its version was refused as out of turn: the
+        table may be past what this gateway has seen (`TableFeed.refused_out_of_turn`)."""
+        feed = self.feeds.get(table_id)
+        if feed is not None:
+            feed.refused_out_of_turn()
+
     async def replay(self, table_id: str, since: int, upto: int) -> list[TableEvents]:
         """The stored batches holding the events ``since < seq <= upto`` of one table, read
         from the first of them on (found by its stream sequence), not from the table's

@@ -66,6 +66,7 @@ from opolyx_contracts.gateway import (
     TableWatch,
     client_message_adapter,
 )
+from opolyx_contracts.refusals import OUT_OF_TURN
 from opolyx_service.logs import get_logger
 from pydantic import BaseModel, ValidationError, create_model
 from pydantic_core import from_json
@@ -520,8 +521,11 @@ class ClientSession:
                         client_id=message.id,
                     )
                 except GatewayError as exc:
-                    if exc.code == COMMAND_STALE and message.expected_version is not None:
-                        hub.command_refused_as_stale(message.table, message.expected_version)
+                    if message.expected_version is not None:
+                        if exc.code == COMMAND_STALE:
+                            hub.command_refused_as_stale(message.table, message.expected_version)
+                    elif exc.code in OUT_OF_TURN:  # the web client sends no version
+                        hub.command_refused_out_of_turn(message.table)
                     raise
                 hub.command_done(message.table, result.seq)
                 return result
