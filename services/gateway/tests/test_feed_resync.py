@@ -202,33 +202,54 @@ async def test_an_update_later_than_the_delay_is_logged_as_late_after_the_resync
     assert sink.kinds() == ["table.state", "table.state"]  # not sent twice
 
 
-async def test_a_stale_refusal_at_the_feeds_own_sequence_resyncs_a_delay_after_it(
-    watched: tuple[Table, TableFeed, Sink],
+REFUSED_AT_THE_FEEDS_STATE = pytest.mark.parametrize(
+    "version", [1, None], ids=["stale at the feed's version", "out of turn, no version"]
+)
+"""The refusals after which the table may be past the feed (at seq 1 in these tests)."""
+
+
+@REFUSED_AT_THE_FEEDS_STATE
+async def test_a_refusal_at_the_feeds_state_catches_up_with_lost_moves_a_delay_after_it(
+    watched: tuple[Table, TableFeed, Sink], version: int | None
 ) -> None:
     """Moves stored with their updates lost and nothing after them (the instance that
-    stored them was killed): the table refuses a command decided on the feed's sequence."""
+    stored them was killed): the table refuses a command decided on the feed's state."""
     table, feed, sink = watched
     table.store()
     behind = table.store()
     refused = time.monotonic()
-    feed.refused_as_stale(1)
+    feed.refused(version)
+    feed.refused(version)  # a second click: the same look
     await until(lambda: feed.seq == behind)
     assert time.monotonic() - refused >= DELAY - 0.05  # an update may still come meanwhile
     assert table.views_asked == 2
     assert sink.kinds() == ["table.state", "table.state"]
 
 
-async def test_a_stale_refusal_whose_update_comes_within_the_delay_costs_no_view(
-    watched: tuple[Table, TableFeed, Sink],
+@REFUSED_AT_THE_FEEDS_STATE
+async def test_a_refusal_whose_update_comes_within_the_delay_costs_no_view(
+    watched: tuple[Table, TableFeed, Sink], version: int | None
 ) -> None:
     table, feed, sink = watched
     moved = table.store()
-    feed.refused_as_stale(1)
+    feed.refused(version)
     await table.publish(moved)
     await until(lambda: feed.seq == moved)
     await asyncio.sleep(DELAY + 0.2)
     assert table.views_asked == 1
     assert sink.kinds() == ["table.state", "table.update"]
+
+
+@REFUSED_AT_THE_FEEDS_STATE
+async def test_refusals_on_the_current_state_cost_one_view_and_no_push(
+    watched: tuple[Table, TableFeed, Sink], version: int | None
+) -> None:
+    """The client only raced a push (or is hostile): one look, however many refusals."""
+    table, feed, sink = watched
+    for _ in range(5):
+        feed.refused(version)
+    await asyncio.sleep(DELAY + 0.3)
+    assert (feed.seq, table.views_asked, sink.kinds()) == (1, 2, ["table.state"])
 
 
 @pytest.mark.parametrize("version", [0, 2, 10**6])
@@ -238,42 +259,6 @@ async def test_a_stale_refusal_at_another_version_than_the_feeds_costs_no_view(
     """Older: the client has not read the pushes that bring it up to date. Newer: the
     client's own mistake (a hostile client could otherwise make the table answer views)."""
     table, feed, sink = watched
-    feed.refused_as_stale(version)
+    feed.refused(version)
     await asyncio.sleep(DELAY + 0.2)
     assert (feed.seq, table.views_asked, sink.kinds()) == (1, 1, ["table.state"])
-
-
-async def test_an_out_of_turn_refusal_looks_once_and_catches_up_with_lost_moves(
-    watched: tuple[Table, TableFeed, Sink],
-) -> None:
-    table, feed, sink = watched
-    table.store()
-    behind = table.store()
-    feed.refused_out_of_turn()
-    feed.refused_out_of_turn()  # a second click: the same look
-    await until(lambda: feed.seq == behind)
-    assert table.views_asked == 2
-    assert sink.kinds() == ["table.state", "table.state"]
-
-
-async def test_an_out_of_turn_refusal_on_the_current_state_costs_one_view_and_no_push(
-    watched: tuple[Table, TableFeed, Sink],
-) -> None:
-    """The client only raced a push (or is hostile): one look, however many refusals."""
-    table, feed, sink = watched
-    for _ in range(5):
-        feed.refused_out_of_turn()
-    await asyncio.sleep(DELAY + 0.3)
-    assert (feed.seq, table.views_asked, sink.kinds()) == (1, 2, ["table.state"])
-
-
-async def test_an_out_of_turn_refusal_followed_by_an_update_costs_no_view(
-    watched: tuple[Table, TableFeed, Sink],
-) -> None:
-    table, feed, sink = watched
-    feed.refused_out_of_turn()
-    await table.publish(table.store())
-    await until(lambda: feed.seq == 2)
-    await asyncio.sleep(DELAY + 0.2)
-    assert table.views_asked == 1
-    assert sink.kinds() == ["table.state", "table.update"]

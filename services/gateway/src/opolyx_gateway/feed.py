@@ -9,9 +9,8 @@ The rare paths ask the table: a feed's first watcher gets the view by request; c
 may drop a message, so an update whose `first_seq` skips past the feed's sequence makes the
 feed replay the gap from the TABLE_EVENTS stream first, and a command reply naming a
 sequence no update has brought `RESYNC_DELAY` after that reply makes it resynchronise
-(stream + view), as does a command decided on the feed's own sequence and refused as stale
-(the table is past it: `refused_as_stale`); a command sent without its version and refused
-as out of turn makes it look at the table's view once (`refused_out_of_turn`).
+(stream + view). A command refused as stale at the feed's own sequence, or refused as out
+of turn without a version, makes it look at the table's view once (`refused`).
 Updates are applied one at a time in order (a lock shared with joins and resyncs): as they
 are read, without a task hop (`subscribe_direct`), while the lock is free; queued behind it
 when it is not.
@@ -144,7 +143,7 @@ class TableFeed:
         not reached, oldest first, each sequence higher than the one before (see `expect`)."""
         self._check: asyncio.TimerHandle | None = None
         self._look: asyncio.TimerHandle | None = None
-        """A look at the table's view due after an out-of-turn refusal (`refused_out_of_turn`)."""
+        """A look at the table's view due after a refused command (`refused`)."""
         self._looking: asyncio.Task[None] | None = None
         self._resynced: tuple[int, float] | None = None
         """(the feed's sequence before, loop time) of the last resync, until the next update
@@ -270,24 +269,19 @@ class TableFeed:
         if self._check is None:
             self._check = loop.call_at(named[0][1] + RESYNC_DELAY, self._check_expected)
 
-    def refused_as_stale(self, version: int) -> None:
-        """The table refused a command decided on `version` as stale. When that is this
-        feed's own sequence, the table is past everything this feed has seen: updates were
+    def refused(self, version: int | None) -> None:
+        """The table refused a command as stale (decided on `version`) or, sent without a
+        version (the web client's), as out of turn. When `version` is this feed's own
+        sequence, or unknown, the table may be past everything this feed has seen: updates
         lost with nothing after them to show the gap (an instance killed right after storing
         a bot's moves, before their updates went out, and the game then waits for a player
-        who sees the old state). Resync as for a reply naming the next sequence, unless an
-        update brings it within `RESYNC_DELAY`. A version older than the feed's is the
-        client's own lag (the pushes it has not read yet bring it up to date); a version
-        ahead of it is the client's mistake: neither costs the table a view request."""
-        if version == self.seq:
-            self.expect(version + 1)
-
-    def refused_out_of_turn(self) -> None:
-        """The table refused a command sent without the version it was decided on as out of
-        turn (`turn/*`): the client may have decided on a state the table is past with the
-        updates since lost (as in `refused_as_stale`), or only raced a push. The feed cannot
-        tell which, so it looks at the table's view once, `RESYNC_DELAY` later, unless an
-        update came meanwhile; one look pending per feed at most, however many refusals."""
+        who sees the old state), or the client only raced a push. The feed looks at the
+        table's view once, `RESYNC_DELAY` later, unless an update came meanwhile; one look
+        pending per feed at most, however many refusals. A version older than the feed's is
+        the client's own lag (the pushes it has not read yet bring it up to date); one ahead
+        of it is the client's mistake: neither costs the table a view request."""
+        if version is not None and version != self.seq:
+            return
         if self._look is None and self.seq >= 0:
             loop = asyncio.get_running_loop()
             self._look = loop.call_later(RESYNC_DELAY, self._look_once, self.seq)

@@ -198,19 +198,13 @@ class Hub:
         if feed is not None:
             feed.expect(seq)
 
-    def command_refused_as_stale(self, table_id: str, version: int) -> None:
-        """A command at `table_id` decided on `version` was refused as stale: the table
-        may be past what this gateway has seen (`TableFeed.refused_as_stale`)."""
+    def command_refused(self, table_id: str, version: int | None) -> None:
+        """A command at `table_id` was refused as stale (decided on `version`) or, sent
+        without a version, as out of turn: the table may be past what this gateway has
+        seen (`TableFeed.refused`)."""
         feed = self.feeds.get(table_id)
         if feed is not None:
-            feed.refused_as_stale(version)
-
-    def command_refused_out_of_turn(self, table_id: str) -> None:
-        """A command at `table_id` sent without its version was refused as out of turn: the
-        table may be past what this gateway has seen (`TableFeed.refused_out_of_turn`)."""
-        feed = self.feeds.get(table_id)
-        if feed is not None:
-            feed.refused_out_of_turn()
+            feed.refused(version)
 
     async def replay(self, table_id: str, since: int, upto: int) -> list[TableEvents]:
         """The stored batches holding the events ``since < seq <= upto`` of one table, read

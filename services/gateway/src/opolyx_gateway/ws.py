@@ -521,11 +521,9 @@ class ClientSession:
                         client_id=message.id,
                     )
                 except GatewayError as exc:
-                    if message.expected_version is not None:
-                        if exc.code == COMMAND_STALE:
-                            hub.command_refused_as_stale(message.table, message.expected_version)
-                    elif exc.code in OUT_OF_TURN:  # the web client sends no version
-                        hub.command_refused_out_of_turn(message.table)
+                    version = message.expected_version  # None from the web client
+                    if exc.code == COMMAND_STALE or (version is None and exc.code in OUT_OF_TURN):
+                        hub.command_refused(message.table, version)
                     raise
                 hub.command_done(message.table, result.seq)
                 return result
