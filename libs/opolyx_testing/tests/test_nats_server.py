@@ -3,7 +3,9 @@ from pathlib import Path
 import nats
 import pytest
 from nats.js.api import StreamConfig
+from opolyx_contracts.subjects import GAME_FINISHED
 from opolyx_testing import NatsServer, start_nats_server
+from opolyx_testing.pytest_plugin import ConnectAs
 
 
 async def test_nats_url_fixture_gives_a_server_with_jetstream(nats_url: str) -> None:
@@ -47,3 +49,14 @@ def test_two_servers_get_different_ports(tmp_path: Path) -> None:
     ):
         assert first.url != second.url
         assert first.plain_url.startswith("nats://127.0.0.1:")
+
+
+async def test_connect_as_connects_with_the_roles_rights(
+    connect_as: ConnectAs, nats_server: NatsServer
+) -> None:
+    gateway, admin = await connect_as("gateway"), await connect_as()
+    for nc in (gateway, admin):
+        await nc.publish(GAME_FINISHED, b"{}")  # the table's subject: not the gateway's
+        await nc.flush()
+    refused = [(user, subject) for user, kind, subject in nats_server.permission_violations()]
+    assert refused == [("gateway", GAME_FINISHED)]

@@ -17,6 +17,7 @@ from opolyx_contracts.subjects import ROOMS_BUCKET
 from opolyx_service.connection import ensure_kv
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
+from opolyx_testing.pytest_plugin import ConnectAs
 
 _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
@@ -26,25 +27,20 @@ from chat_builders import OPERATOR_TOKEN, ChatFactory  # noqa: E402
 
 
 @pytest.fixture
-async def admin(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect()
+async def admin(connect_as: ConnectAs) -> Client:
+    nc = await connect_as()
     await ensure_kv(nc.jetstream(), ROOMS_BUCKET)  # the lobby's bucket, made as the lobby does
-    yield nc
-    await nc.drain()
+    return nc
 
 
 @pytest.fixture
-async def gateway(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect("gateway")
-    yield nc
-    await nc.drain()
+async def gateway(connect_as: ConnectAs) -> Client:
+    return await connect_as("gateway")
 
 
 @pytest.fixture
-async def bots(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect("bots")
-    yield nc
-    await nc.drain()
+async def bots(connect_as: ConnectAs) -> Client:
+    return await connect_as("bots")
 
 
 @pytest.fixture

@@ -6,41 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from nats.aio.client import Client
 from nats.js.api import ConsumerInfo
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.subjects import (
     GAME_FINISHED,
     GAMES_STREAM,
-    GAMES_STREAM_SUBJECTS,
-    TABLE_EVENTS_STREAM,
-    TABLE_EVENTS_SUBJECTS,
     table_events,
 )
 from opolyx_progression.database import create_engine
 from opolyx_progression.schema import credited_games, game_credits, players
-from opolyx_service.connection import ensure_stream
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
 from progression_builders import EventLog, two_player_game
 from sqlalchemy import func, select
 
 DURABLE = "progression"
-
-
-@pytest.fixture
-async def admin(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect()
-    js = nc.jetstream()
-    await ensure_stream(js, TABLE_EVENTS_STREAM, [TABLE_EVENTS_SUBJECTS])
-    await ensure_stream(js, GAMES_STREAM, [GAMES_STREAM_SUBJECTS])
-    yield nc
-    await nc.drain()
 
 
 def env(server: NatsServer, database_url: str, tmp_path: Path, **extra: str) -> dict[str, str]:

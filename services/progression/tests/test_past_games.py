@@ -8,17 +8,9 @@ from opolyx_contracts import progression as contract
 from opolyx_contracts.replay import PAST_GAMES, PastGamesReply, PastGamesRequest
 from opolyx_progression.app import ProgressionApp
 from progression_builders import WEDNESDAY, two_player_game
-from test_service_nats import (
-    admin,
-    app,
-    app_settings,
-    ask,
-    gateway,
-    publish_game,
-    wait_credited,
-)
+from test_service_nats import app, app_settings, ask, publish_game, wait_credited
 
-__all__ = ["admin", "app", "app_settings", "gateway"]  # fixtures used by the test below
+__all__ = ["app", "app_settings"]  # fixtures used by the test below (the others: conftest)
 
 
 async def test_past_games_list_own_games_and_the_followed_players_newest_first(

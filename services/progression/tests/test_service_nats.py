@@ -19,17 +19,12 @@ from opolyx_contracts.errors import BAD_REQUEST, MALFORMED_JSON, REPLY_NOT_INBOX
 from opolyx_contracts.subjects import (
     GAME_FINISHED,
     GAME_SEAT_OUT,
-    GAMES_STREAM,
-    GAMES_STREAM_SUBJECTS,
-    TABLE_EVENTS_STREAM,
-    TABLE_EVENTS_SUBJECTS,
     table_events,
 )
 from opolyx_contracts.table import GameFinished, SeatOut
 from opolyx_progression.app import ProgressionApp
 from opolyx_progression.settings import ProgressionSection, ProgressionSettings
 from opolyx_service import flush_in_order
-from opolyx_service.connection import ensure_stream
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.settings import HttpSettings
 from opolyx_testing.nats_server import NatsServer
@@ -39,23 +34,6 @@ from pydantic import BaseModel
 
 TOKEN = "operator-secret"
 R = TypeVar("R", bound=BaseModel)
-
-
-@pytest.fixture
-async def admin(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect()
-    js = nc.jetstream()
-    await ensure_stream(js, TABLE_EVENTS_STREAM, [TABLE_EVENTS_SUBJECTS])
-    await ensure_stream(js, GAMES_STREAM, [GAMES_STREAM_SUBJECTS])
-    yield nc
-    await nc.drain()
-
-
-@pytest.fixture
-async def gateway(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect("gateway")
-    yield nc
-    await nc.drain()
 
 
 @pytest.fixture

@@ -36,6 +36,7 @@ from opolyx_service import flush_in_order
 from opolyx_table import core, pace
 from opolyx_table.instance import TableInstance
 from opolyx_testing import NatsServer
+from opolyx_testing.pytest_plugin import ConnectAs
 from opolyx_testing.table_client import TableClient, simple_policy
 
 StartTable = Callable[..., Awaitable[TableInstance]]
@@ -63,17 +64,13 @@ async def create(
 
 
 @pytest.fixture
-async def bots_nc(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect("bots")
-    yield nc
-    await nc.drain()
+async def bots_nc(connect_as: ConnectAs) -> Client:
+    return await connect_as("bots")
 
 
 @pytest.fixture
-async def gateway_nc(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect("gateway")
-    yield nc
-    await nc.drain()
+async def gateway_nc(connect_as: ConnectAs) -> Client:
+    return await connect_as("gateway")
 
 
 class Asks:

@@ -6,20 +6,23 @@
   `.env_for(role)` or `.settings_for(role)`, connect as a role with `await
   nats_server.connect(role)`, and check `nats_server.permission_violations()`.
 - `nc`: a nats-py connection to it with the admin's credentials, drained after the test.
+- `connect_as`: `await connect_as("gateway")` connects as that role (the admin without one),
+  as `nats_server.connect` does, and drains the connection after the test.
 - `postgres_server`: one PostgreSQL per session.
 - `service_processes`: start service processes; all are killed after the test.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
 from nats.aio.client import Client
 
-from opolyx_testing.nats_server import NatsServer, start_nats_server
+from opolyx_testing.nats_server import ADMIN_ROLE, NatsServer, start_nats_server
 from opolyx_testing.postgres import PostgresServer, start_postgres
 from opolyx_testing.process import ServiceProcess
 
@@ -40,6 +43,25 @@ async def nc(nats_url: str) -> AsyncIterator[Client]:
     client = await nats.connect(nats_url)
     yield client
     await client.drain()
+
+
+ConnectAs = Callable[..., Awaitable[Client]]
+"""`connect_as(role=ADMIN_ROLE, **nats_options)`: a connection to the test's nats-server."""
+
+
+@pytest.fixture
+async def connect_as(nats_server: NatsServer) -> AsyncIterator[ConnectAs]:
+    clients: list[Client] = []
+
+    async def connect(role: str = ADMIN_ROLE, **options: Any) -> Client:
+        client = await nats_server.connect(role, **options)
+        clients.append(client)
+        return client
+
+    yield connect
+    for client in reversed(clients):
+        if not client.is_closed:  # a test may have closed it itself
+            await client.drain()
 
 
 @pytest.fixture(scope="session")
