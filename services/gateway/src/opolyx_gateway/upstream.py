@@ -141,17 +141,10 @@ _tracer = trace.get_tracer("opolyx.gateway")
 _command_reply: TypeAdapter[CommandAccepted | UpstreamError] = TypeAdapter(
     Annotated[CommandAccepted | UpstreamError, Field(discriminator="ok")]
 )
-_lobby_reply: TypeAdapter[LobbyReply | UpstreamError] = TypeAdapter(
-    Annotated[LobbyReply | UpstreamError, Field(discriminator="ok")]
-)
-_view_reply: TypeAdapter[TableView | UpstreamError] = TypeAdapter(
-    Annotated[TableView | UpstreamError, Field(discriminator="ok")]
-)
-_preview_reply: TypeAdapter[TradePreview | UpstreamError] = TypeAdapter(
-    Annotated[TradePreview | UpstreamError, Field(discriminator="ok")]
-)
 
 
+TABLE = "table"
+LOBBY = "lobby"
 CHAT = "chat service"
 PROGRESSION = "progression service"
 R = TypeVar("R", bound=BaseModel)
@@ -273,7 +266,7 @@ class Upstream:
         while True:
             left = deadline - time.monotonic()
             try:
-                data = await self._request(subject, body.encode(), "table", max(0.05, left))
+                data = await self._request(subject, body.encode(), TABLE, max(0.05, left))
             except GatewayError as exc:
                 # No responders: the table's partition is between instances (a takeover
                 # frees it within a fraction of a second) or NATS is reconnecting. Asked
@@ -302,19 +295,8 @@ class Upstream:
             backoff *= 2
 
     async def table_view(self, table_id: str, seat: int | None) -> TableView:
-        data = await self._request(
-            subjects.table_view(table_id),
-            ViewRequest(seat=seat).model_dump_json().encode(),
-            "table",
-            self.timeout,
-        )
-        try:
-            reply = _view_reply.validate_json(data)
-        except ValidationError:
-            raise GatewayError(UPSTREAM_BAD_REPLY, "the table sent an unreadable view") from None
-        if isinstance(reply, UpstreamError):
-            raise GatewayError(reply.error.code, reply.error.message)
-        return reply
+        request = ViewRequest(seat=seat)
+        return await self.ask(subjects.table_view(table_id), request, TableView, TABLE)
 
     async def trade_preview(self, message: TableTradePreview, player_id: str) -> TradePreviewResult:
         """The table's verdict on a drafted offer by the token's player: one request."""
@@ -326,20 +308,8 @@ class Upstream:
             take_cash=message.take_cash,
             take_squares=message.take_squares,
         )
-        data = await self._request(
-            subjects.table_trade_preview(message.table),
-            request.model_dump_json().encode(),
-            "table",
-            self.timeout,
-        )
-        try:
-            reply = _preview_reply.validate_json(data)
-        except ValidationError:
-            raise GatewayError(
-                UPSTREAM_BAD_REPLY, "the table sent an unreadable trade preview"
-            ) from None
-        if isinstance(reply, UpstreamError):
-            raise GatewayError(reply.error.code, reply.error.message)
+        subject = subjects.table_trade_preview(message.table)
+        reply = await self.ask(subject, request, TradePreview, TABLE)
         return TradePreviewResult.model_validate(reply.model_dump(exclude={"v", "ok"}))
 
     # ------------------------------------------------------------- lobby, chat, progression
@@ -359,19 +329,7 @@ class Upstream:
             target=None if bot else request.target,
             autopilot=request.autopilot is not False,
         )
-        data = await self._request(
-            subjects.LOBBY_CMD,
-            command.model_dump_json(exclude_none=True).encode(),
-            "lobby",
-            self.timeout,
-        )
-        try:
-            reply = _lobby_reply.validate_json(data)
-        except ValidationError:
-            raise GatewayError(UPSTREAM_BAD_REPLY, "the lobby sent an unreadable reply") from None
-        if isinstance(reply, UpstreamError):
-            raise GatewayError(reply.error.code, reply.error.message)
-        return LobbyResult.of(reply)
+        return LobbyResult.of(await self.ask(subjects.LOBBY_CMD, command, LobbyReply, LOBBY))
 
     async def ask(
         self, subject: str, request: BaseModel, reply: type[R], what: str, *, timeout: float = 0
