@@ -442,7 +442,7 @@ async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, ind
         side.durable_p50.append(statistics.median(durable))
         side.floor_asyncio_p50.append(statistics.median(on_asyncio))
 
-        if index == 0:
+        if index == 0 and args.idle > 0:
             # Memory per idle table (human seats: nothing happens for 75 s).
             await asyncio.sleep(0.5)
             before = rss_bytes(table_pid)
@@ -454,7 +454,7 @@ async def measure_round(side: Side, args: argparse.Namespace, workdir: Path, ind
                     )
                 )
             await asyncio.sleep(args.snapshot_settle)
-            side.idle_kb = (rss_bytes(table_pid) - before) / 1000 / max(1, args.idle)
+            side.idle_kb = (rss_bytes(table_pid) - before) / 1000 / args.idle
 
         driver = BotDriver(nc)
         await driver.start()
@@ -659,7 +659,8 @@ def report(
     print(f"    target zero lease losses and zero NoRespondersError: {active_verdict}")
     print(f"  memory per idle table ({args.idle} tables):")
     for side in sides:
-        print(f"    {side.name:<20} {side.idle_kb:.1f} KB")
+        idle = "not run (--idle 0)" if side.idle_kb is None else f"{side.idle_kb:.1f} KB"
+        print(f"    {side.name:<20} {idle}")
 
 
 async def run(args: argparse.Namespace) -> None:
