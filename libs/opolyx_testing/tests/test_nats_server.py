@@ -2,6 +2,7 @@ from pathlib import Path
 
 import nats
 import pytest
+from nats.aio.msg import Msg
 from nats.js.api import StreamConfig
 from opolyx_contracts.subjects import GAME_FINISHED
 from opolyx_testing import NatsServer, start_nats_server
@@ -60,3 +61,30 @@ async def test_connect_as_connects_with_the_roles_rights(
         await nc.flush()
     refused = [(user, subject) for user, kind, subject in nats_server.permission_violations()]
     assert refused == [("gateway", GAME_FINISHED)]
+
+
+async def test_a_denied_publish_is_dropped_on_a_connection_already_open_until_lifted(
+    connect_as: ConnectAs, nats_server: NatsServer
+) -> None:
+    table, admin = await connect_as("table"), await connect_as()
+    received: list[bytes] = []
+
+    async def keep(msg: Msg) -> None:
+        received.append(msg.data)
+
+    await admin.subscribe("opolyx.table.*.update", cb=keep)
+    await admin.flush()
+
+    async def publish(body: bytes) -> None:
+        await table.publish("opolyx.table.t1.update", body)
+        await table.flush()
+        await admin.flush()  # what the server passed on is delivered before this returns
+
+    await publish(b"before")
+    nats_server.deny_publish("table", ["opolyx.table.*.update"])
+    await publish(b"denied")
+    nats_server.deny_publish("table", [])
+    await publish(b"after")
+    assert received == [b"before", b"after"]
+    violations = nats_server.permission_violations()
+    assert violations == [("table", "Publish", "opolyx.table.t1.update")]

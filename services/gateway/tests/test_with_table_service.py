@@ -1,17 +1,23 @@
 """The gateway in front of the real table service (its own process) on a real nats-server:
-the view, the seat check, the rules' own refusals, and a reconnect that replays what was
-missed, all through the websocket protocol."""
+the view, the seat check, the rules' own refusals, a reconnect that replays what was
+missed, and a player brought up to date by a refused click after updates were lost, all
+through the websocket protocol."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import pytest
 from gateway_builders import RunningGateway
 from opolyx_contracts import subjects
-from opolyx_contracts.table import CreateTable, SeatSpec
+from opolyx_contracts.errors import COMMAND_STALE
+from opolyx_contracts.game import Roll
+from opolyx_contracts.refusals import OUT_OF_TURN
+from opolyx_contracts.table import CreateTable, SeatSpec, TableCommand
 from opolyx_testing import script_path
 from opolyx_testing.nats_server import NatsServer
+from opolyx_testing.pytest_plugin import ConnectAs
 
 ANSWERS = ("buy", "pay", "roll", "pass", "jackpot_decline", "bus", "teleport", "pay_bail")
 
@@ -96,3 +102,60 @@ async def test_play_refusals_and_resume_against_the_real_table_service(
         replayed += [e["seq"] for e in (await back.push("table.events", table=table))["events"]]
     assert replayed == list(range(seen + 1, resumed["data"]["seq"] + 1))
     assert (await back.push("table.state", table=table))["seq"] == resumed["data"]["seq"]
+
+
+@pytest.mark.parametrize("with_version", [False, True], ids=["web client", "with version"])
+async def test_a_player_whose_updates_were_lost_catches_up_when_a_stale_click_is_refused(
+    gateway: RunningGateway,
+    service_processes: object,
+    nats_server: NatsServer,
+    connect_as: ConnectAs,
+    with_version: bool,
+) -> None:
+    """Moves were stored and their updates never came: an owner killed between the events
+    write and the publish loses them so, here nats-server drops every update the table
+    sends. The player's next click, decided on the old state, is refused by the real table:
+    sent without a version, as the web client sends every click, as out of turn; with the
+    version it was decided on, as stale. That refusal alone brings the player the missed
+    events and the state: no update, no turn timer."""
+    table_proc = service_processes.start(  # type: ignore[attr-defined]
+        [script_path("opolyx-table")], nats_server.env_for("table"), name="table"
+    )
+    await table_proc.wait_ready()
+    signed_in = [await gateway.sign_in(name) for name in ("Alice", "Bob")]
+    table = await create_table(gateway, [player for _, player in signed_in])
+    sockets = [await gateway.client(token, batched=True) for token, _ in signed_in]
+    for socket in sockets:
+        assert (await socket.request("table.watch", table=table))["ok"]
+    first, _ = [await socket.push("table.state", table=table) for socket in sockets]
+    mover = first["state"]["current_seat"]
+    assert {"type": "roll", "seat": mover} in legal_of(first, mover)
+
+    nats_server.deny_publish("table", [subjects.table_update_wildcard()])
+    # The mover rolls on another device (another gateway): stored, answered, never pushed.
+    other_device = await connect_as("gateway")
+    roll = TableCommand(command_id="other-device-1", player_id=signed_in[mover][1], command=Roll())
+    answer = await other_device.request(
+        subjects.table_command(table), roll.model_dump_json().encode(), timeout=10
+    )
+    stored = json.loads(answer.data)
+    assert stored["ok"], stored
+    assert stored["seq"] > first["seq"]
+
+    # This socket still shows the roll, and the player clicks it.
+    player = sockets[mover]
+    version = {"expected_version": first["seq"]} if with_version else {}
+    click = await player.request("table.cmd", table=table, command={"type": "roll"}, **version)
+    refused = {COMMAND_STALE} if with_version else OUT_OF_TURN
+    assert click["ok"] is False and click["error"]["code"] in refused, click
+    missed: list[int] = []
+    while len(missed) < stored["seq"] - first["seq"]:
+        missed += [e["seq"] for e in (await player.push("table.events", table=table))["events"]]
+    assert missed == list(range(first["seq"] + 1, stored["seq"] + 1))
+    state = await player.push("table.state", table=table)
+    assert state["seq"] == stored["seq"]
+    assert state["state"]["pending"] != first["state"]["pending"]
+    assert not [p for p in player.pushes if p["type"] == "table.update"]
+    dropped = nats_server.permission_violations()
+    assert dropped, "the table's updates were dropped"
+    assert set(dropped) == {("table", "Publish", subjects.table_update(table))}

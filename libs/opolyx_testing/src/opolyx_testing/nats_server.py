@@ -19,6 +19,7 @@ import contextlib
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -58,6 +59,8 @@ def nats_server_binary() -> Path:
 
 
 ADMIN_ROLE = "admin"
+_RELOADED = "Reloaded server configuration"
+"""What nats-server logs once it has applied its configuration again (`reload`)."""
 # e.g. `"$G/user:gateway" - Publish Violation - Subject "opolyx.game.finished"`
 _VIOLATION = re.compile(r'user:([^"]+)" - (Publish|Subscription) Violation - Subject "([^"]+)"')
 
@@ -130,6 +133,31 @@ class NatsServer:
             with contextlib.suppress(Exception):
                 self._container.stop()
             self._container = None
+
+    def deny_publish(self, role: str, subjects: list[str]) -> None:
+        """From now on the server drops what `role` publishes on `subjects` (patterns), on the
+        connections open now too (local binary only): messages lost on the way, the way a
+        process killed before it published them loses them, for a test to make that happen
+        at a chosen moment. The role's other rights stay; `[]` lifts the denial."""
+        if self._process is None or self.auth is None:
+            raise RuntimeError("deny_publish() needs a local nats-server with authorization")
+        config = json.loads(self.auth.config_path.read_text())
+        user = next(u for u in config["authorization"]["users"] if u["user"] == role)
+        user["permissions"]["publish"]["deny"] = subjects
+        self.auth.config_path.write_text(json.dumps(config, indent=2) + "\n")
+        self.reload()
+
+    def reload(self) -> None:
+        """Make the local server read its configuration again (SIGHUP); returns once it did."""
+        if self._process is None or self._log_path is None:
+            raise RuntimeError("reload() is only supported for a local nats-server")
+        reloads = self.log_tail(1 << 30).count(_RELOADED)
+        self._process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while self.log_tail(1 << 30).count(_RELOADED) == reloads:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"nats-server did not reload: {self.log_tail()}")
+            time.sleep(0.01)
 
     def restart(self) -> None:
         """Stop and start again on the same port and store (local binary only)."""
