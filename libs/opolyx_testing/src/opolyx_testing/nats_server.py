@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import shutil
 import signal
@@ -135,29 +136,12 @@ class NatsServer:
             self._container = None
 
     def deny_publish(self, role: str, subjects: list[str]) -> None:
-        """From now on the server drops what `role` publishes on `subjects` (patterns), on the
-        connections open now too (local binary only): messages lost on the way, the way a
-        process killed before it published them loses them, for a test to make that happen
-        at a chosen moment. The role's other rights stay; `[]` lifts the denial."""
-        if self._process is None or self.auth is None:
+        """From now on the server drops what `role` publishes on `subjects`, on connections
+        already open too (`deny_publish` below; local binary only)."""
+        if self._process is None or self.auth is None or self._log_path is None:
             raise RuntimeError("deny_publish() needs a local nats-server with authorization")
-        config = json.loads(self.auth.config_path.read_text())
-        user = next(u for u in config["authorization"]["users"] if u["user"] == role)
-        user["permissions"]["publish"]["deny"] = subjects
-        self.auth.config_path.write_text(json.dumps(config, indent=2) + "\n")
-        self.reload()
-
-    def reload(self) -> None:
-        """Make the local server read its configuration again (SIGHUP); returns once it did."""
-        if self._process is None or self._log_path is None:
-            raise RuntimeError("reload() is only supported for a local nats-server")
-        reloads = self.log_tail(1 << 30).count(_RELOADED)
-        self._process.send_signal(signal.SIGHUP)
-        deadline = time.monotonic() + 10
-        while self.log_tail(1 << 30).count(_RELOADED) == reloads:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"nats-server did not reload: {self.log_tail()}")
-            time.sleep(0.01)
+        deny_publish(self.auth.config_path, role, subjects)
+        reload_server(self._process.pid, self._log_path)
 
     def restart(self) -> None:
         """Stop and start again on the same port and store (local binary only)."""
@@ -173,6 +157,30 @@ class NatsServer:
         if self._log_path is None or not self._log_path.exists():
             return ""
         return self._log_path.read_text(errors="replace")[-chars:]
+
+
+def deny_publish(config_path: Path, role: str, subjects: list[str]) -> None:
+    """Change a configuration `write_nats_auth` wrote so that `role` may no longer publish on
+    `subjects` (patterns; `[]` lifts it), its other rights kept. Once the server reloads
+    (`reload_server`), it drops those messages, on the connections open then too: lost on
+    the way as a process killed before it published them loses them, at a moment a test
+    chooses."""
+    config = json.loads(config_path.read_text())
+    user = next(u for u in config["authorization"]["users"] if u["user"] == role)
+    user["permissions"]["publish"]["deny"] = subjects
+    config_path.write_text(json.dumps(config, indent=2) + "\n")
+
+
+def reload_server(pid: int, log_path: Path) -> None:
+    """Make the nats-server `pid`, which logs to `log_path`, read its configuration again
+    (SIGHUP); returns once it says it did."""
+    reloads = log_path.read_text(errors="replace").count(_RELOADED)
+    os.kill(pid, signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while log_path.read_text(errors="replace").count(_RELOADED) == reloads:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"nats-server did not reload: {log_path.read_text()[-2000:]}")
+        time.sleep(0.01)
 
 
 def _start_local(store_dir: Path, port: int = -1, auth: NatsAuthSetup | None = None) -> NatsServer:
