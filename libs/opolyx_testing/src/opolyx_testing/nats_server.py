@@ -61,7 +61,7 @@ def nats_server_binary() -> Path:
 
 ADMIN_ROLE = "admin"
 _RELOADED = "Reloaded server configuration"
-"""What nats-server logs once it has applied its configuration again (`reload`)."""
+"""What nats-server logs once it has applied its configuration again (`reload_server`)."""
 # e.g. `"$G/user:gateway" - Publish Violation - Subject "opolyx.game.finished"`
 _VIOLATION = re.compile(r'user:([^"]+)" - (Publish|Subscription) Violation - Subject "([^"]+)"')
 
