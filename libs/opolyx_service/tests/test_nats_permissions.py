@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pytest
@@ -21,6 +21,7 @@ from opolyx_contracts import subjects
 from opolyx_contracts.permissions import ROLES, SERVICE_ROLES, Role
 from opolyx_service import flush_in_order
 from opolyx_testing.nats_server import NatsServer
+from opolyx_testing.pytest_plugin import ConnectAs
 
 _VIOLATION = re.compile(r'permissions violation for (publish|subscription) to "([^"]+)"', re.I)
 
@@ -81,10 +82,8 @@ async def connect_watched(server: NatsServer, role: str) -> Watched:
 
 
 @pytest.fixture
-async def admin(nats_server: NatsServer) -> AsyncIterator[Client]:
-    nc = await nats_server.connect()
-    yield nc
-    await nc.close()
+async def admin(connect_as: ConnectAs) -> Client:
+    return await connect_as()
 
 
 class Seen:
