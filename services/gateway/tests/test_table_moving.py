@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from gateway_builders import FakeTable, RunningGateway
 
 
@@ -35,48 +36,35 @@ async def test_a_table_nobody_serves_is_unavailable_once_the_timeout_is_spent(
     assert answer["ok"] is False and answer["error"]["code"] == "service/unavailable"
 
 
-async def test_moves_whose_updates_died_with_their_instance_reach_a_player_refused_as_stale(
-    gateway: RunningGateway,
+@pytest.mark.parametrize("with_version", [True, False], ids=["stale", "web client, no version"])
+async def test_moves_whose_updates_died_with_their_instance_reach_a_player_whose_command_is_refused(
+    gateway: RunningGateway, with_version: bool
 ) -> None:
     """The owning instance stored a bot's moves and was killed before their updates went
     out; its successor waits for the player, who still sees the state before those moves.
-    The player's command, decided on that state, is refused as stale, and the gateway
-    resyncs and pushes the state the player was missing (seen in the chaos test: without
-    it the player sent the same refused command until the turn timer ran out, 75 s)."""
+    The player's command, decided on that state, is refused: as stale when it carries that
+    version, as out of turn by the rules when it carries none (the web client's). The gateway
+    then looks at the table's view and pushes what the player was missing (seen in the chaos
+    test: without it the player sent the same refused command until the turn timer ran out,
+    75 s)."""
     token, me = await gateway.sign_in()
     client = await gateway.client(token)
     table = await FakeTable(gateway.nc, "t-lost", [me, "bot-1"]).start()
     assert (await client.request("table.watch", table="t-lost"))["ok"]
     assert (await client.push("table.state", table="t-lost"))["seq"] == 1
     table.drop_updates = 2
+    if not with_version:
+        table.out_of_turn = 1
     await table.act(1)
     await table.act(1)
     roll = {"type": "roll", "seat": 0}
-    refused = await client.request("table.cmd", table="t-lost", command=roll, expected_version=1)
-    assert refused["error"]["code"] == "command/stale_version", refused
+    version = {"expected_version": 1} if with_version else {}
+    refused = await client.request("table.cmd", table="t-lost", command=roll, **version)
+    code = "command/stale_version" if with_version else "turn/wrong_phase"
+    assert refused["error"]["code"] == code, refused
     state = await client.push("table.state", timeout=10, table="t-lost")
-    assert (state["seq"], table.views_asked) == (3, 2)  # the watch's view, then the resync's
+    assert (state["seq"], table.views_asked) == (3, 2)  # the watch's view, then the look's
     missed = [p for p in client.pushes if p["type"] == "table.events"]
     assert [e["seq"] for p in missed for e in p["events"]] == [2, 3]  # from the stream
     accepted = await client.request("table.cmd", table="t-lost", command=roll, expected_version=3)
     assert accepted["ok"], accepted
-
-
-async def test_moves_whose_updates_died_reach_a_player_refused_out_of_turn_without_a_version(
-    gateway: RunningGateway,
-) -> None:
-    """As above for the web client, which sends no version: the rules refuse the command
-    decided on the old state as out of turn, and the gateway looks at the table's view."""
-    token, me = await gateway.sign_in()
-    client = await gateway.client(token)
-    table = await FakeTable(gateway.nc, "t-lost-2", [me, "bot-1"]).start()
-    assert (await client.request("table.watch", table="t-lost-2"))["ok"]
-    assert (await client.push("table.state", table="t-lost-2"))["seq"] == 1
-    table.drop_updates, table.out_of_turn = 2, 1
-    await table.act(1)
-    await table.act(1)
-    roll = {"type": "roll", "seat": 0}
-    refused = await client.request("table.cmd", table="t-lost-2", command=roll)
-    assert refused["error"]["code"] == "turn/wrong_phase", refused
-    state = await client.push("table.state", timeout=10, table="t-lost-2")
-    assert (state["seq"], table.views_asked) == (3, 2)
