@@ -295,12 +295,8 @@ class TableFeed:
         async with self._lock:
             if self.seq != seq or not self.watchers:
                 return  # an update or a resync came first
-            try:
-                state = await self._snapshot({w.seat for w in self.watchers.values()})
-            except GatewayError as exc:
-                log.warning("table_look_failed", table_id=self.table_id, error=exc.message)
-                return
-            if state.seq > seq:
+            state = await self._watchers_view("table_look_failed")
+            if state is not None and state.seq > seq:
                 log.warning("table_resynced_after_refusal", table_id=self.table_id, seq=state.seq)
                 await self._send_resynced(seq, state)
 
@@ -329,15 +325,8 @@ class TableFeed:
                 if self.seq >= seq or not self.watchers:
                     return
                 before = self.seq
-                try:
-                    state = await self._snapshot({w.seat for w in self.watchers.values()})
-                except GatewayError as exc:
-                    log.warning(
-                        "table_resync_failed",
-                        table_id=self.table_id,
-                        code=exc.code,
-                        error=exc.message,
-                    )
+                state = await self._watchers_view("table_resync_failed")
+                if state is None:
                     return
                 if state.seq >= seq:
                     # no update reached `seq` within the delay of the command reply naming
@@ -353,6 +342,15 @@ class TableFeed:
                     await self._send_resynced(before, state)
                     return
             await asyncio.sleep(0.05 * 2**attempt)  # the view lags the reply: ask again
+
+    async def _watchers_view(self, failure: str) -> TableStatePush | None:
+        """The table's view for this feed's watchers (`_snapshot`); None when the table did
+        not give it, logged as `failure`."""
+        try:
+            return await self._snapshot({w.seat for w in self.watchers.values()})
+        except GatewayError as exc:
+            log.warning(failure, table_id=self.table_id, code=exc.code, error=exc.message)
+            return None
 
     async def _send_resynced(self, before: int, state: TableStatePush) -> None:
         """Every watcher gets the events after `before` (from the stream), then `state`."""
