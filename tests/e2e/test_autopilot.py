@@ -46,8 +46,8 @@ def make_a_move(page: Page, timeout: float = 60) -> None:
 def system_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A whole local opolyx (scripts/run_local.py) whose tables wait 2 s for a dropped player."""
     data_dir = tmp_path_factory.mktemp("opolyx-autopilot")
-    with local_system(data_dir, {"OPOLYX_TABLE__AUTOPILOT_GRACE": GRACE_SECONDS}) as url:
-        yield url
+    with local_system(data_dir, {"OPOLYX_TABLE__AUTOPILOT_GRACE": GRACE_SECONDS}) as system:
+        yield system.url
 
 
 class Network:

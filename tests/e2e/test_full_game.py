@@ -13,13 +13,25 @@ the one `make run` plays."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
+import nats
 import pytest
+from nats.js.api import DeliverPolicy
+from opolyx_contracts.envelope import decode
+from opolyx_contracts.subjects import GAME_FINISHED, GAMES_STREAM
+from opolyx_contracts.table import GameFinished
+from opolyx_progression.crediting import plan_game
+from opolyx_progression.events import read_game_events
+from opolyx_progression.missions import assigned
+from opolyx_progression.stats import game_stats
 from opolyx_rules.progression import level_for_xp, xp_for_level
 from playwright.sync_api import Locator, Page, expect
 
-from .conftest import PHONE, WIDE, PageWatch, local_system
+from .conftest import PHONE, WIDE, LocalSystem, PageWatch, local_system
 
 GAME_TIMEOUT_MS = 240_000
 """A 25-round Blitz game of three seats with the bots asked at once took 140 s at load 22."""
@@ -27,11 +39,74 @@ CREDIT_TIMEOUT_MS = 40_000
 
 
 @pytest.fixture(scope="module")
-def system_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
     """A whole local opolyx (scripts/run_local.py) whose tables ask the bots at once."""
     data_dir = tmp_path_factory.mktemp("opolyx-full-game")
-    with local_system(data_dir, {"OPOLYX_TABLE__BOT_PACE": "0"}) as url:
-        yield url
+    with local_system(data_dir, {"OPOLYX_TABLE__BOT_PACE": "0"}) as system:
+        yield system
+
+
+@pytest.fixture(scope="module")
+def system_url(local: LocalSystem) -> str:
+    return local.url
+
+
+async def _finished_game(js: nats.js.JetStreamContext, table_id: str) -> GameFinished:
+    """The table's `GameFinished`, as progression reads it from GAMES."""
+    last = (await js.get_last_msg(GAMES_STREAM, GAME_FINISHED)).seq or 0
+    sub = await js.subscribe(
+        GAME_FINISHED, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL, stream=GAMES_STREAM
+    )
+    try:
+        while True:
+            msg = await sub.next_msg(timeout=10)
+            finished = decode(GameFinished, msg.data)
+            if finished.table_id == table_id:
+                return finished
+            assert msg.metadata.sequence.stream < last, f"no GameFinished for {table_id}"
+    finally:
+        await sub.unsubscribe()
+
+
+@dataclass(frozen=True)
+class Credited:
+    """What one new player's profile must show after the game."""
+
+    xp: int
+    missions: dict[str, int]
+    """Mission id -> progress, for every mission the player has this day and week."""
+
+
+def credits_of_game(local: LocalSystem, table_id: str) -> dict[str, Credited]:
+    """Player id -> what progression credits each human seat of the finished game, worked
+    out from what progression itself reads (the game's `GameFinished` and its events, read
+    as the admin) by progression's own planning. The players are new: no XP and no mission
+    progress before, and a first game meets nobody often enough to be flagged.
+
+    Each player's missions are picked by a hash of their (random) id, so which of them this
+    game moves differs from run to run: a seat that loses on autopilot may move none. The
+    test therefore asks what each mission must show instead of expecting one to move."""
+
+    async def read() -> dict[str, Credited]:
+        nc = await nats.connect(local.layout.nats_url_for("admin"))
+        try:
+            js = nc.jetstream()
+            finished = await _finished_game(js, table_id)
+            batches = await read_game_events(js, table_id, finished.last_seq, timeout=10)
+        finally:
+            await nc.close()
+        stats = game_stats(batches, winner=finished.winner)
+        credited: dict[str, Credited] = {}
+        for credit in plan_game(finished, stats, {}, {}, flagged=False, new_seed=lambda: 0):
+            missions = {
+                a.mission.mission_id: 0 for a in assigned(credit.player_id, finished.finished_at)
+            }
+            missions.update({step.mission_id: step.progress for step in credit.missions})
+            credited[credit.player_id] = Credited(credit.xp, missions)
+        return credited
+
+    with ThreadPoolExecutor(1) as pool:  # its own event loop, beside Playwright's
+        return pool.submit(asyncio.run, read()).result(timeout=60)
 
 
 def sign_in(page: Page, name: str) -> str:
@@ -59,7 +134,7 @@ def missions_progress(page: Page, selector: str) -> dict[str, int]:
 
 
 def test_a_blitz_game_to_its_end_pays_xp_and_missions_and_the_players_follow_each_other(
-    pages: PageWatch,
+    pages: PageWatch, local: LocalSystem
 ) -> None:
     quinn = pages.open(WIDE)
     quinn_id = sign_in(quinn, "Quinn")
@@ -102,22 +177,26 @@ def test_a_blitz_game_to_its_end_pays_xp_and_missions_and_the_players_follow_eac
         expect(page.locator("#end-dialog")).to_be_visible(timeout=GAME_TIMEOUT_MS)
     state = quinn.evaluate("window.opolyx.app.table.view.state")
     assert state["finished"] and state["round"] >= 20, f"ended in round {state['round']}"
+    credited = credits_of_game(local, str(quinn.evaluate("window.opolyx.app.watching")))
+    assert set(credited) == {quinn_id, vera_id}
 
-    for page, me, other_id, other_name in (
-        (quinn, "Quinn", vera_id, "Vera"),
-        (vera, "Vera", quinn_id, "Quinn"),
+    for page, me, me_id, other_id, other_name in (
+        (quinn, "Quinn", quinn_id, vera_id, "Vera"),
+        (vera, "Vera", vera_id, quinn_id, "Quinn"),
     ):
         # The post-game panel: the XP this game paid, and the missions after it.
         gained = page.locator("#postgame .postgame-xp")
         expect(gained).to_be_visible(timeout=CREDIT_TIMEOUT_MS)
         xp = int_attr(page, "#postgame .postgame-xp", "data-xp")
         assert xp > 0
+        assert xp == credited[me_id].xp
         after_game = missions_progress(page, "#postgame .postgame-progress")
-        assert any(progress > 0 for progress in after_game.values()), after_game
+        assert after_game == credited[me_id].missions
         expect(follows[page]).to_have_text("Following")  # still, at the finished table
 
         # The profile: the same XP (a new player: all of it from this game), the XP bar and
-        # the mission bars moved, the followed player on the follows list and the board.
+        # the mission bars at the credited progress, the followed player on the follows list
+        # and the board.
         page.locator("#end-dialog").evaluate("dialog => dialog.close()")
         page.click("#open-profile")
         dialog = page.locator("#profile-dialog")
@@ -130,8 +209,9 @@ def test_a_blitz_game_to_its_end_pays_xp_and_missions_and_the_players_follow_eac
         span = xp_for_level(level + 1) - xp_for_level(level)
         assert float(str(bar.get_attribute("max"))) == span
         assert missions_progress(page, "#profile-missions") == after_game
-        moved = dialog.locator("#profile-missions li[data-mission] progress")
-        assert any(float(str(bar.get_attribute("value"))) > 0 for bar in moved.all())
+        for mission in dialog.locator("#profile-missions li[data-mission]").all():
+            progress = after_game[str(mission.get_attribute("data-mission"))]
+            assert float(str(mission.locator("progress").get_attribute("value"))) == progress
         followed = dialog.locator(f'#profile-follows li[data-player="{other_id}"]')
         expect(followed).to_contain_text(other_name)
         page.click('#profile-board [data-scope="following"]')

@@ -19,7 +19,6 @@ import asyncio
 import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import nats
 import pytest
@@ -27,38 +26,23 @@ from opolyx_contracts import subjects
 from opolyx_contracts.game import Roll
 from opolyx_contracts.table import TableCommand
 from opolyx_service.nats_auth import connect_options
-from opolyx_service.nats_server_config import CONFIG_NAME, url_with_credentials
 from opolyx_service.settings import NatsSettings
+from opolyx_testing.local_layout import LocalLayout
 from opolyx_testing.nats_server import deny_publish, reload_server
 from playwright.sync_api import expect
 
 from .client_steps import SEQ, my_pending, poll, sign_in, start_game_with_bots, table_seq
-from .conftest import PageWatch, local_system
+from .conftest import LocalSystem, PageWatch, local_system
 
 CATCH_UP_S = 15.0
 """The page looks at the table one second after the refusal (the gateway's RESYNC_DELAY);
 a loaded machine takes longer."""
 
 
-class LocalNats:
-    """The nats-server of a `local_system`, found through `scripts/run_local.py`'s layout
-    under its data folder."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
-        (ports,) = (data_dir / "nats-ports").glob("nats-server_*.ports")
-        self.pid = int(ports.stem.rsplit("_", 1)[1])
-        self.url = str(json.loads(ports.read_text())["nats"][0])
-
-    def url_for(self, role: str) -> str:
-        password = (self.data_dir / "nats-auth" / f"{role}.password").read_text().strip()
-        return url_with_credentials(self.url, role, password)
-
-    def drop_table_updates(self) -> None:
-        deny_publish(
-            self.data_dir / "nats-auth" / CONFIG_NAME, "table", [subjects.table_update_wildcard()]
-        )
-        reload_server(self.pid, self.data_dir / "logs" / "nats-server.log")
+def drop_table_updates(layout: LocalLayout) -> None:
+    """From now on, the local nats-server drops every update the table service publishes."""
+    deny_publish(layout.nats_config, "table", [subjects.table_update_wildcard()])
+    reload_server(layout.nats_server().pid, layout.log_file("nats-server"))
 
 
 async def roll_elsewhere(url: str, table_id: str, player_id: str) -> int:
@@ -79,20 +63,19 @@ async def roll_elsewhere(url: str, table_id: str, player_id: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
     """A whole local opolyx of this module's own: its updates are dropped mid-test."""
-    data_dir = tmp_path_factory.mktemp("opolyx-lost-updates")
-    with local_system(data_dir) as url:
-        yield url, data_dir
+    with local_system(tmp_path_factory.mktemp("opolyx-lost-updates")) as system:
+        yield system
 
 
 @pytest.fixture(scope="module")
-def system_url(local: tuple[str, Path]) -> str:
-    return local[0]
+def system_url(local: LocalSystem) -> str:
+    return local.url
 
 
 def test_a_click_on_a_state_whose_updates_were_lost_brings_the_page_up_to_date(
-    pages: PageWatch, local: tuple[str, Path]
+    pages: PageWatch, local: LocalSystem
 ) -> None:
     page = pages.open()
     sign_in(page, "Lost")
@@ -103,11 +86,10 @@ def test_a_click_on_a_state_whose_updates_were_lost_brings_the_page_up_to_date(
     table_id = str(page.evaluate("window.opolyx.app.watching"))
     player_id = str(page.evaluate("window.opolyx.app.session.player_id"))
 
-    nats_server = LocalNats(local[1])
-    nats_server.drop_table_updates()
+    drop_table_updates(local.layout)
     with ThreadPoolExecutor(1) as other_device:  # its own event loop, beside Playwright's
         stored = other_device.submit(
-            asyncio.run, roll_elsewhere(nats_server.url_for("gateway"), table_id, player_id)
+            asyncio.run, roll_elsewhere(local.layout.nats_url_for("gateway"), table_id, player_id)
         ).result()
     assert stored > shown
     page.wait_for_timeout(500)

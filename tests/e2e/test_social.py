@@ -17,17 +17,15 @@ import os
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import nats
 import pytest
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.subjects import GAME_FINISHED
 from opolyx_contracts.table import GameFinished, SeatResult
-from opolyx_service.nats_server_config import url_with_credentials
 from playwright.sync_api import Page, ViewportSize, expect
 
-from .conftest import PHONE, VIEWPORTS, PageWatch
+from .conftest import PHONE, VIEWPORTS, LocalSystem, PageWatch
 
 BLOCKED = "rotten"
 # Read by the chat service the local system starts (the system starts once per session,
@@ -127,17 +125,6 @@ def test_chat_in_the_waiting_room_and_at_the_table(
     expect(viewer_chat.locator(".chat-text", has_text="hello audience")).to_be_visible()
 
 
-def _nats_admin_url(base: Path) -> str:
-    """The local system's NATS, as its admin user (run_local.py writes both under its data
-    directory, which the `system_url` fixture made under pytest's base temporary folder)."""
-    runs = sorted(base.glob("opolyx-run*"), key=lambda p: p.stat().st_mtime)
-    assert runs, f"no local system data directory under {base}"
-    data = runs[-1]
-    ports = json.loads(next((data / "nats-ports").glob("*.ports")).read_text())
-    password = (data / "nats-auth" / "admin.password").read_text().strip()
-    return url_with_credentials(ports["nats"][0], "admin", password)
-
-
 def publish_finished_game(url: str, table_id: str, winner: str, loser: str) -> None:
     def seat(n: int, player_id: str, place: int) -> SeatResult:
         return SeatResult(
@@ -183,14 +170,14 @@ def publish_finished_game(url: str, table_id: str, winner: str, loser: str) -> N
 
 @VIEWPORTS
 def test_profile_after_a_finished_game_then_follow_a_player(
-    pages: PageWatch, viewport: ViewportSize, tmp_path_factory: pytest.TempPathFactory
+    pages: PageWatch, viewport: ViewportSize, local_run: LocalSystem
 ) -> None:
     page = pages.open(viewport)
     me = sign_in(page, "Mira")
     rival_page = pages.open(viewport)
     rival = sign_in(rival_page, "Rolf")  # connected: the gateway reports Rolf online
     table_id = f"e2e-{me}"
-    publish_finished_game(_nats_admin_url(tmp_path_factory.getbasetemp()), table_id, me, rival)
+    publish_finished_game(local_run.layout.nats_url_for("admin"), table_id, me, rival)
 
     page.click("#open-profile")
     dialog = page.locator("#profile-dialog")

@@ -1,0 +1,72 @@
+"""Where a local system (`scripts/run_local.py`, `make run`) keeps its state under its data
+folder. The launcher writes there, and tests that reach into a running local system (its
+nats-server, as a role) read from there: both through this one description."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from opolyx_service.nats_server_config import CONFIG_NAME, url_with_credentials
+
+__all__ = ["LocalLayout", "RunningNats"]
+
+
+@dataclass(frozen=True)
+class RunningNats:
+    """The local system's nats-server, as its ports file tells it."""
+
+    pid: int
+    url: str
+    """Without credentials."""
+
+
+@dataclass(frozen=True)
+class LocalLayout:
+    data_dir: Path
+
+    @property
+    def nats_auth(self) -> Path:
+        """The server configuration and one password file per role."""
+        return self.data_dir / "nats-auth"
+
+    @property
+    def nats_config(self) -> Path:
+        return self.nats_auth / CONFIG_NAME
+
+    @property
+    def nats_store(self) -> Path:
+        """JetStream's store."""
+        return self.data_dir / "nats"
+
+    @property
+    def nats_ports(self) -> Path:
+        """nats-server writes `nats-server_<pid>.ports` here (`--ports_file_dir`)."""
+        return self.data_dir / "nats-ports"
+
+    @property
+    def logs(self) -> Path:
+        return self.data_dir / "logs"
+
+    @property
+    def signing_key(self) -> Path:
+        """The gateway's session signing key: kept, so a restart keeps players signed in."""
+        return self.data_dir / "gateway-signing-key"
+
+    def log_file(self, process: str) -> Path:
+        return self.logs / f"{process}.log"
+
+    def ports_file(self, pid: int) -> Path:
+        return self.nats_ports / f"nats-server_{pid}.ports"
+
+    def nats_server(self) -> RunningNats:
+        """The running nats-server (the launcher removes stale ports files when it starts one)."""
+        (ports,) = self.nats_ports.glob("nats-server_*.ports")
+        url = json.loads(ports.read_text())["nats"][0]
+        return RunningNats(pid=int(ports.stem.rsplit("_", 1)[1]), url=str(url))
+
+    def nats_url_for(self, role: str) -> str:
+        """The running nats-server's URL with `role`'s user and password."""
+        password = (self.nats_auth / f"{role}.password").read_text().strip()
+        return url_with_credentials(self.nats_server().url, role, password)
