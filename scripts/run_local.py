@@ -178,24 +178,24 @@ class Launcher:
     def progression_env(self) -> dict[str, str]:
         """Progression keeps its SQLite database under the data directory; its operator
         endpoint (alt-farming flags) takes the token written here on the first run."""
-        token = self.data_dir / "progression-operator-token"
+        token = self.layout.operator_token("progression")
         if not token.exists():
             token.write_text(secrets.token_urlsafe(32))
             token.chmod(0o600)
         return {
-            "OPOLYX_PROGRESSION__DATA_DIR": str(self.data_dir / "progression"),
+            "OPOLYX_PROGRESSION__DATA_DIR": str(self.layout.progression_data),
             "OPOLYX_PROGRESSION__OPERATOR__TOKEN": token.read_text().strip(),
         }
 
     def chat_env(self) -> dict[str, str]:
         """Chat's reports endpoint for operators takes the token written here on the first run,
         on a port of this run written beside it (`chat-operator-port`)."""
-        token = self.data_dir / "chat-operator-token"
+        token = self.layout.operator_token("chat")
         if not token.exists():
             token.write_text(secrets.token_urlsafe(32))
             token.chmod(0o600)
         port = free_port()
-        (self.data_dir / "chat-operator-port").write_text(str(port))
+        self.layout.operator_port("chat").write_text(str(port))
         log(f"chat reports: http://127.0.0.1:{port}/operator/reports (token in {token})")
         return {
             "OPOLYX_CHAT__OPERATOR__TOKEN": token.read_text().strip(),

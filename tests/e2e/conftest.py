@@ -102,16 +102,22 @@ def local_system(data_dir: Path, env: dict[str, str] | None = None) -> Iterator[
 
 
 @pytest.fixture(scope="session")
-def local_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
+def shared_system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
     """A whole local opolyx, started the way ``make run`` starts it, shared by the session."""
     with local_system(tmp_path_factory.mktemp("opolyx-run")) as system:
         yield system
 
 
-@pytest.fixture(scope="session")
-def system_url(local_run: LocalSystem) -> str:
-    """The URL of the session's local opolyx (a module may override it with its own)."""
-    return local_run.url
+@pytest.fixture(scope="module")
+def local(shared_system: LocalSystem) -> LocalSystem:
+    """The local opolyx a module's tests run against: the shared one, unless the module
+    overrides this fixture with one of its own (other settings, or one it may break)."""
+    return shared_system
+
+
+@pytest.fixture(scope="module")
+def system_url(local: LocalSystem) -> str:
+    return local.url
 
 
 @pytest.fixture(scope="session")

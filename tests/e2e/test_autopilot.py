@@ -16,7 +16,14 @@ import pytest
 from playwright.sync_api import Page, ViewportSize, WebSocketRoute, expect
 
 from .client_steps import sign_in, start_game_with_bots, table_seq
-from .conftest import DESKTOP, ROOT, PageWatch, local_system, on_desktop_and_phone
+from .conftest import (
+    DESKTOP,
+    ROOT,
+    LocalSystem,
+    PageWatch,
+    local_system,
+    on_desktop_and_phone,
+)
 
 GRACE_SECONDS = "2"
 AUTOPILOT_TIMEOUT_MS = 40_000
@@ -43,11 +50,11 @@ def make_a_move(page: Page, timeout: float = 60) -> None:
 
 
 @pytest.fixture(scope="module")
-def system_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
     """A whole local opolyx (scripts/run_local.py) whose tables wait 2 s for a dropped player."""
     data_dir = tmp_path_factory.mktemp("opolyx-autopilot")
     with local_system(data_dir, {"OPOLYX_TABLE__AUTOPILOT_GRACE": GRACE_SECONDS}) as system:
-        yield system.url
+        yield system
 
 
 class Network:

@@ -11,13 +11,12 @@ import json
 import urllib.error
 import urllib.request
 import uuid
-from pathlib import Path
 from typing import Any
 
-import pytest
+from opolyx_testing.local_layout import LocalLayout
 from playwright.sync_api import Page, ViewportSize, expect
 
-from .conftest import VIEWPORTS, PageWatch
+from .conftest import VIEWPORTS, LocalSystem, PageWatch
 from .test_social import open_chat, say, sign_in
 
 
@@ -98,15 +97,8 @@ def test_the_creator_turns_spectator_chat_off_and_a_spectator_cannot_write(
     )
 
 
-def _run_dir(base: Path) -> Path:
-    """The local system's data directory (`system_url` made it under pytest's base temp)."""
-    runs = sorted(base.glob("opolyx-run*"), key=lambda p: p.stat().st_mtime)
-    assert runs, f"no local system data directory under {base}"
-    return runs[-1]
-
-
-def operator_reports(run: Path, token: str | None) -> tuple[int, dict[str, Any]]:
-    port = int((run / "chat-operator-port").read_text())
+def operator_reports(layout: LocalLayout, token: str | None) -> tuple[int, dict[str, Any]]:
+    port = int(layout.operator_port("chat").read_text())
     request = urllib.request.Request(f"http://127.0.0.1:{port}/operator/reports?limit=500")
     if token is not None:
         request.add_header("Authorization", f"Bearer {token}")
@@ -119,7 +111,7 @@ def operator_reports(run: Path, token: str | None) -> tuple[int, dict[str, Any]]
 
 @VIEWPORTS
 def test_a_player_reports_a_message_and_an_operator_reads_it(
-    pages: PageWatch, viewport: ViewportSize, tmp_path_factory: pytest.TempPathFactory
+    pages: PageWatch, viewport: ViewportSize, local: LocalSystem
 ) -> None:
     host = pages.open(viewport)
     host_id = sign_in(host, "Rita")
@@ -150,10 +142,11 @@ def test_a_player_reports_a_message_and_an_operator_reads_it(
     )
     expect(line.locator(".chat-actions")).to_have_count(0)
 
-    run = _run_dir(tmp_path_factory.getbasetemp())
-    assert operator_reports(run, None)[0] == 401
-    assert operator_reports(run, "not-the-token")[0] == 401
-    status, body = operator_reports(run, (run / "chat-operator-token").read_text().strip())
+    layout = local.layout
+    assert operator_reports(layout, None)[0] == 401
+    assert operator_reports(layout, "not-the-token")[0] == 401
+    token = layout.operator_token("chat").read_text().strip()
+    status, body = operator_reports(layout, token)
     assert status == 200
     mine = [r for r in body["reports"] if r["message"]["text"] == rude]
     assert len(mine) == 1, body

@@ -46,11 +46,6 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
         yield system
 
 
-@pytest.fixture(scope="module")
-def system_url(local: LocalSystem) -> str:
-    return local.url
-
-
 async def _finished_game(js: nats.js.JetStreamContext, table_id: str) -> GameFinished:
     """The table's `GameFinished`, as progression reads it from GAMES."""
     last = (await js.get_last_msg(GAMES_STREAM, GAME_FINISHED)).seq or 0

@@ -69,11 +69,6 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
         yield system
 
 
-@pytest.fixture(scope="module")
-def system_url(local: LocalSystem) -> str:
-    return local.url
-
-
 def test_a_click_on_a_state_whose_updates_were_lost_brings_the_page_up_to_date(
     pages: PageWatch, local: LocalSystem
 ) -> None:

@@ -170,14 +170,14 @@ def publish_finished_game(url: str, table_id: str, winner: str, loser: str) -> N
 
 @VIEWPORTS
 def test_profile_after_a_finished_game_then_follow_a_player(
-    pages: PageWatch, viewport: ViewportSize, local_run: LocalSystem
+    pages: PageWatch, viewport: ViewportSize, local: LocalSystem
 ) -> None:
     page = pages.open(viewport)
     me = sign_in(page, "Mira")
     rival_page = pages.open(viewport)
     rival = sign_in(rival_page, "Rolf")  # connected: the gateway reports Rolf online
     table_id = f"e2e-{me}"
-    publish_finished_game(local_run.layout.nats_url_for("admin"), table_id, me, rival)
+    publish_finished_game(local.layout.nats_url_for("admin"), table_id, me, rival)
 
     page.click("#open-profile")
     dialog = page.locator("#profile-dialog")

@@ -51,4 +51,3 @@ async def test_the_running_server_is_found_and_a_role_connects_with_its_password
         assert nc.is_connected
     finally:
         await nc.close()
-

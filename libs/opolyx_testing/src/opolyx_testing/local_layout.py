@@ -54,6 +54,19 @@ class LocalLayout:
         """The gateway's session signing key: kept, so a restart keeps players signed in."""
         return self.data_dir / "gateway-signing-key"
 
+    @property
+    def progression_data(self) -> Path:
+        """Progression's SQLite database."""
+        return self.data_dir / "progression"
+
+    def operator_token(self, service: str) -> Path:
+        """The token `service`'s operator endpoint takes (written on the first run)."""
+        return self.data_dir / f"{service}-operator-token"
+
+    def operator_port(self, service: str) -> Path:
+        """The port of `service`'s operator endpoint in this run."""
+        return self.data_dir / f"{service}-operator-port"
+
     def log_file(self, process: str) -> Path:
         return self.logs / f"{process}.log"
 
