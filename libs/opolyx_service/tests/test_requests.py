@@ -1,7 +1,8 @@
 """`Requests` against a real nats-server with the roles' authorization: replies reach their
 own request (matched by token, whatever order they come in), nobody listening is
 `NoRespondersError`, no answer in time is `TimeoutError` and a late answer is dropped,
-headers go through, and a request given up leaves nothing behind."""
+headers go through, and a request given up leaves nothing behind. `send` hands the same
+outcomes to a waiter's callbacks, and only once the inbox is open."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import asyncio
 import nats.errors
 import pytest
 from nats.aio.msg import Msg
-from opolyx_contracts.subjects import LOBBY_CMD
+from opolyx_contracts.subjects import LOBBY_CMD, table_command
 from opolyx_service import flush_in_order
 from opolyx_service.requests import Requests
 from opolyx_testing.nats_server import NatsServer
@@ -128,6 +129,61 @@ async def test_a_cancelled_request_leaves_nothing_waiting(nats_server: NatsServe
         waiting.cancel()
         with pytest.raises(asyncio.CancelledError):
             await waiting
+        assert len(requests) == 0
+    finally:
+        await gateway.drain()
+        await lobby.drain()
+
+
+class Collected:
+    """A `send` waiter that keeps what it was given."""
+
+    def __init__(self, outcomes: asyncio.Queue[tuple[str, Msg | BaseException]], name: str):
+        self.outcomes = outcomes
+        self.name = name
+
+    def done(self) -> bool:
+        return False
+
+    def set_result(self, result: Msg, /) -> None:
+        self.outcomes.put_nowait((self.name, result))
+
+    def set_exception(self, exception: BaseException, /) -> None:
+        self.outcomes.put_nowait((self.name, exception))
+
+
+async def test_send_hands_each_reply_or_timeout_to_its_own_waiter(
+    nats_server: NatsServer,
+) -> None:
+    lobby = await nats_server.connect("lobby")
+    gateway = await nats_server.connect("gateway")
+
+    async def answer_all_but_silence(msg: Msg) -> None:
+        if msg.data != b"silence":
+            await msg.respond(b"re:" + msg.data)
+
+    await lobby.subscribe(LOBBY_CMD, cb=answer_all_but_silence)
+    await flush_in_order(lobby)
+    requests = Requests(gateway, granularity=0.02)
+    outcomes: asyncio.Queue[tuple[str, Msg | BaseException]] = asyncio.Queue()
+    try:
+        with pytest.raises(RuntimeError):
+            requests.send(LOBBY_CMD, b"a", Collected(outcomes, "early"), timeout=10)
+        await requests.open()
+        requests.send(LOBBY_CMD, b"silence", Collected(outcomes, "silence"), timeout=0.1)
+        for n in range(5):
+            requests.send(LOBBY_CMD, str(n).encode(), Collected(outcomes, str(n)), timeout=10)
+        nobody = table_command("no-such-table")  # the gateway's to send, nobody's to answer
+        requests.send(nobody, b"x", Collected(outcomes, "nobody"), timeout=10)
+        got = dict([await asyncio.wait_for(outcomes.get(), 10) for _ in range(7)])
+        assert outcomes.empty()
+        answers = [got[str(n)] for n in range(5)]
+        assert [a.data if isinstance(a, Msg) else a for a in answers] == [
+            f"re:{n}".encode() for n in range(5)
+        ]
+        assert isinstance(got["nobody"], Msg) and got["nobody"].headers
+        assert got["nobody"].headers["Status"] == "503"  # no responders, as the server said
+        assert isinstance(got["silence"], nats.errors.TimeoutError)
         assert len(requests) == 0
     finally:
         await gateway.drain()

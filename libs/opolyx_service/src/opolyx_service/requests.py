@@ -16,24 +16,41 @@ spends about 600 us of CPU per command, one request each.
 `nats.errors.TimeoutError` when no reply came in time. Timeouts are found by one sweep that
 runs while requests wait (`granularity` apart), so a request gives up at most that much
 after its deadline; a reply that comes later is dropped.
+
+`Requests.send` is the same request for a caller that keeps many in flight and handles each
+reply in a callback (no task or coroutine per request, as the table benchmark's bots do):
+the reply, or the timeout, goes to a waiter it passes in place of the future.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+from typing import Protocol
 
 import nats.errors
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from opolyx_service.direct import subscribe_direct
-from opolyx_service.publishing import publish
+from opolyx_service.publishing import publish, queue_publish
 
-__all__ = ["Requests"]
+__all__ = ["ReplyWaiter", "Requests"]
 
 _STATUS = "Status"
 _NO_RESPONDERS = "503"
+
+
+class ReplyWaiter(Protocol):
+    """What waits for one request's reply: `request`'s future, or a waiter of `send`'s
+    caller with the same three methods. It gets exactly one of the two calls."""
+
+    def done(self) -> bool: ...
+
+    def set_result(self, result: Msg, /) -> None: ...
+
+    def set_exception(self, exception: BaseException, /) -> None: ...
 
 
 class Requests:
@@ -44,10 +61,12 @@ class Requests:
         self.granularity = granularity
         self._prefix: str | None = None
         self._tokens = itertools.count(1)
-        self._pending: dict[str, tuple[asyncio.Future[Msg], float]] = {}
-        """By reply token: the request's future and the loop time it gives up at (a plain
-        future: asyncio's C task awaits exactly a Future on its fast path, not a subclass)."""
+        self._pending: dict[str, tuple[ReplyWaiter, float]] = {}
+        """By reply token: what waits for the reply and the loop time it gives up at
+        (`request`'s is a plain future: asyncio's C task awaits exactly a Future on its fast
+        path, not a subclass)."""
         self._sweep: asyncio.TimerHandle | None = None
+        self._publishing: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
         """Requests waiting for their reply."""
@@ -62,16 +81,10 @@ class Requests:
         headers: dict[str, str] | None = None,
     ) -> Msg:
         if self._prefix is None:
-            # `subscribe` queues the SUB before it first yields: no request can overtake it.
-            prefix = self.nc.new_inbox() + "."
-            await subscribe_direct(self.nc, prefix + "*", self._on_reply)
-            self._prefix = prefix
-        loop = asyncio.get_running_loop()
-        token = str(next(self._tokens))
-        reply: asyncio.Future[Msg] = loop.create_future()
-        self._pending[token] = (reply, loop.time() + timeout)
-        if self._sweep is None:
-            self._sweep = loop.call_later(self.granularity, self._give_up_late)
+            await self.open()
+        assert self._prefix is not None
+        reply: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
+        token = self._expect(reply, timeout)
         try:
             await publish(self.nc, subject, payload, reply=self._prefix + token, headers=headers)
             msg = await reply
@@ -80,6 +93,52 @@ class Requests:
         if msg.headers and msg.headers.get(_STATUS) == _NO_RESPONDERS:
             raise nats.errors.NoRespondersError
         return msg
+
+    async def open(self) -> None:
+        """Subscribe the reply inbox: the first `request` does it, `send` needs it done."""
+        if self._prefix is None:
+            # `subscribe` queues the SUB before it first yields: no request can overtake it.
+            prefix = self.nc.new_inbox() + "."
+            await subscribe_direct(self.nc, prefix + "*", self._on_reply)
+            self._prefix = prefix
+
+    def send(
+        self,
+        subject: str,
+        payload: bytes,
+        waiter: ReplyWaiter,
+        *,
+        timeout: float,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """Send a request and return at once: `waiter.set_result` gets the reply `Msg` as it
+        came (a no-responders status reply included), or `waiter.set_exception` a
+        `nats.errors.TimeoutError`. A request that cannot be queued on the connection at once
+        is published by a task; one that fails to go out times out."""
+        if self._prefix is None:
+            raise RuntimeError("Requests.send before Requests.open")
+        reply = self._prefix + self._expect(waiter, timeout)
+        if not queue_publish(self.nc, subject, payload, reply=reply, headers=headers):
+            task = asyncio.get_running_loop().create_task(
+                self._publish(subject, payload, reply, headers)
+            )
+            self._publishing.add(task)
+            task.add_done_callback(self._publishing.discard)
+
+    def _expect(self, waiter: ReplyWaiter, timeout: float) -> str:
+        """Register `waiter` for a reply within `timeout` seconds; its reply token."""
+        loop = asyncio.get_running_loop()
+        token = str(next(self._tokens))
+        self._pending[token] = (waiter, loop.time() + timeout)
+        if self._sweep is None:
+            self._sweep = loop.call_later(self.granularity, self._give_up_late)
+        return token
+
+    async def _publish(
+        self, subject: str, payload: bytes, reply: str, headers: dict[str, str] | None
+    ) -> None:
+        with contextlib.suppress(Exception):  # not sent: the request times out
+            await self.nc.publish(subject, payload, reply=reply, headers=headers)
 
     def _on_reply(self, msg: Msg) -> None:
         assert self._prefix is not None

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import itertools
 import os
 import random
 import signal
@@ -61,7 +60,6 @@ from opolyx_contracts.subjects import BOTS_DECIDE, BOTS_QUEUE, TABLE_CREATE
 from opolyx_contracts.table import CreateTable, SeatSpec
 from opolyx_service import flush_in_order
 from opolyx_service.direct import subscribe_direct
-from opolyx_service.publishing import queue_publish
 from opolyx_service.requests import Requests
 from opolyx_testing.measuring import cpu_seconds, percentile, rss_bytes
 from opolyx_testing.ports import free_port
@@ -308,7 +306,8 @@ class BotDriver:
 
 class FastBotDriver(BotDriver):
     """The bots of the full-speed phases: the same decisions, answers and retries as
-    `BotDriver`, driven by callbacks instead (no task, coroutine or future per command).
+    `BotDriver`, driven by callbacks instead (no task, coroutine or future per command:
+    `Requests.send` hands each reply to the command's `_Waiting`).
 
     The bots share the machine's two cores with the service under test: on 200 tables the
     current side's bots took half a core (0.107 ms of CPU a command with `BotDriver`), and
@@ -320,24 +319,18 @@ class FastBotDriver(BotDriver):
 
     def __init__(self, nc: Client) -> None:
         super().__init__(nc)
-        self._inbox = ""
-        self._tokens = itertools.count(1)
-        self._waiting: dict[str, tuple[str, bytes, float, int]] = {}
-        """By reply token: the command's subject, body, send time and attempt."""
-        self._sweep: asyncio.TimerHandle | None = None
+        # Timeouts are only counted: looked for once a second, not every 50 ms.
+        self.requests = Requests(nc, granularity=1.0)
         self._stopped = False
 
     async def start(self) -> None:
-        self._inbox = self.nc.new_inbox() + "."
-        await subscribe_direct(self.nc, self._inbox + "*", self._on_reply)
-        self._sweep = asyncio.get_running_loop().call_later(1.0, self._give_up_late)
+        await self.requests.open()
         await super().start()
 
     def stop(self) -> None:
-        """No more commands, retries included (before the connection is drained)."""
+        """No more commands, retries included, and no more timeouts counted (before the
+        connection is drained)."""
         self._stopped = True
-        if self._sweep is not None:
-            self._sweep.cancel()
 
     def _on_request(self, msg: Msg) -> None:
         decided = decide(msg.data)
@@ -345,43 +338,50 @@ class FastBotDriver(BotDriver):
             self._send(*decided, 0)
 
     def _send(self, subject: str, body: bytes, attempt: int) -> None:
-        if self._stopped:
-            return
-        token = str(next(self._tokens))
-        self._waiting[token] = (subject, body, time.perf_counter(), attempt)
-        if not queue_publish(self.nc, subject, body, reply=self._inbox + token):
-            task = asyncio.create_task(self._publish(subject, body, self._inbox + token))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        if not self._stopped:
+            waiting = _Waiting(self, subject, body, attempt)
+            self.requests.send(subject, body, waiting, timeout=COMMAND_TIMEOUT)
 
-    async def _publish(self, subject: str, body: bytes, reply: str) -> None:
-        """The connection's own publish, when the command could not be queued at once (its
-        buffer full, say); a command it fails to send is counted when it times out."""
-        with contextlib.suppress(Exception):
-            await self.nc.publish(subject, body, reply=reply)
-
-    def _on_reply(self, msg: Msg) -> None:
-        waiting = self._waiting.pop(msg.subject[len(self._inbox) :], None)
-        if waiting is None:
-            return  # given up already
-        subject, body, started, attempt = waiting
-        elapsed = time.perf_counter() - started
+    def _on_reply(self, waiting: _Waiting, msg: Msg) -> None:
+        elapsed = time.perf_counter() - waiting.started
         if msg.headers and msg.headers.get("Status") == "503":
             self.no_responders += 1
             return
-        if self._busy(msg.data, elapsed) and attempt + 1 < BUSY_ATTEMPTS:
+        if self._busy(msg.data, elapsed) and waiting.attempt + 1 < BUSY_ATTEMPTS:
             asyncio.get_running_loop().call_later(
-                busy_backoff(attempt), self._send, subject, body, attempt + 1
+                busy_backoff(waiting.attempt),
+                self._send,
+                waiting.subject,
+                waiting.body,
+                waiting.attempt + 1,
             )
 
-    def _give_up_late(self) -> None:
-        """Count the commands unanswered after `COMMAND_TIMEOUT` as timeouts (once a second)."""
-        now = time.perf_counter()
-        for token, (_, _, started, _) in list(self._waiting.items()):
-            if now - started > COMMAND_TIMEOUT:
-                del self._waiting[token]
-                self.timeouts += 1
-        self._sweep = asyncio.get_running_loop().call_later(1.0, self._give_up_late)
+    def _on_timeout(self) -> None:
+        if not self._stopped:
+            self.timeouts += 1
+
+
+class _Waiting:
+    """One command of a `FastBotDriver` waiting for its reply (a `ReplyWaiter`: the
+    requester calls one of its two methods, once)."""
+
+    __slots__ = ("attempt", "body", "driver", "started", "subject")
+
+    def __init__(self, driver: FastBotDriver, subject: str, body: bytes, attempt: int) -> None:
+        self.driver = driver
+        self.subject = subject
+        self.body = body
+        self.attempt = attempt
+        self.started = time.perf_counter()
+
+    def done(self) -> bool:
+        return False
+
+    def set_result(self, result: Msg, /) -> None:
+        self.driver._on_reply(self, result)
+
+    def set_exception(self, exception: BaseException, /) -> None:
+        self.driver._on_timeout()
 
 
 @dataclass
