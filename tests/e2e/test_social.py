@@ -22,7 +22,7 @@ import nats
 import pytest
 from opolyx_contracts.envelope import encode
 from opolyx_contracts.subjects import GAME_FINISHED
-from opolyx_contracts.table import GameFinished, SeatResult
+from opolyx_testing.finished_games import two_player_game
 from playwright.sync_api import Page, ViewportSize, expect
 
 from .conftest import PHONE, VIEWPORTS, LocalSystem, PageWatch
@@ -126,35 +126,8 @@ def test_chat_in_the_waiting_room_and_at_the_table(
 
 
 def publish_finished_game(url: str, table_id: str, winner: str, loser: str) -> None:
-    def seat(n: int, player_id: str, place: int) -> SeatResult:
-        return SeatResult(
-            seat=n,
-            player_id=player_id,
-            bot=False,
-            place=place,
-            survived=place == 1,
-            complete_groups=1 if place == 1 else 0,
-            cash=1500,
-            net_worth=6000,
-            properties=4,
-            buildings=0,
-        )
-
-    game = GameFinished(
-        table_id=table_id,
-        room_id=None,
-        mode="classic",
-        rules_version="1.0",
-        rounds=24,
-        winner=0,
-        placement=[0, 1],
-        seats=[seat(0, winner, 1), seat(1, loser, 2)],
-        seed=7,
-        seed_commitment="0" * 64,
-        replay=[],
-        last_seq=0,
-        finished_at=time.time(),
-    )
+    """`winner` beat `loser` in a paying game, published as its table would."""
+    game = two_player_game(table_id, winner, loser, rounds=24, at=time.time())
 
     async def publish() -> None:
         nc = await nats.connect(url)

@@ -37,13 +37,14 @@ from opolyx_contracts.subjects import (
     chat_history,
     chat_messages,
 )
-from opolyx_contracts.table import DecisionRequest, GameFinished, SeatResult
+from opolyx_contracts.table import DecisionRequest, GameFinished
 from opolyx_lobby.rooms import Member, Room
 from opolyx_rules import new_game, public_view
 from opolyx_service import flush_in_order
 from opolyx_service.connection import ensure_kv
 from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import HttpSettings
+from opolyx_testing.finished_games import finished_game, seat_result
 from opolyx_testing.nats_server import NatsServer
 
 BOT = "bot-kemi"
@@ -148,35 +149,12 @@ def test_moments_are_only_sometimes_stickers() -> None:
 def finished(
     table: str = "t-1", seats: tuple[tuple[str, bool], ...] = (), placement: list[int] | None = None
 ) -> GameFinished:
+    """A finished game of `seats` (player id, bot), placed in seat order unless `placement`."""
     results = [
-        SeatResult(
-            seat=n,
-            player_id=player,
-            bot=bot,
-            place=n + 1,
-            survived=n == 0,
-            complete_groups=0,
-            cash=0,
-            net_worth=0,
-            properties=0,
-            buildings=0,
-        )
+        seat_result(n, player, bot=bot, place=n + 1, survived=n == 0)
         for n, (player, bot) in enumerate(seats)
     ]
-    return GameFinished(
-        table_id=table,
-        room_id="r-1",
-        mode="classic",
-        rules_version="1.0",
-        rounds=30,
-        winner=(placement or [0])[0],
-        placement=placement if placement is not None else list(range(len(seats))),
-        seats=results,
-        seed=1,
-        seed_commitment="0" * 64,
-        last_seq=10,
-        finished_at=1.0,
-    )
+    return finished_game(table, results, room_id="r-1", placement=placement)
 
 
 def test_at_the_end_of_a_game_the_best_placed_roster_bot_may_say_goodbye_once() -> None:

@@ -24,7 +24,6 @@ from opolyx_contracts.subjects import (
     TABLE_EVENTS_STREAM,
     TABLE_EVENTS_SUBJECTS,
 )
-from opolyx_contracts.table import GameFinished, SeatResult
 from opolyx_progression.app import ProgressionApp
 from opolyx_progression.missions import assigned
 from opolyx_progression.settings import ProgressionSection, ProgressionSettings
@@ -32,6 +31,7 @@ from opolyx_service.connection import ensure_stream
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.operator import OperatorSettings
 from opolyx_service.settings import HttpSettings
+from opolyx_testing.finished_games import two_player_game
 from opolyx_testing.nats_server import NatsServer
 from prometheus_client import CollectorRegistry
 
@@ -59,40 +59,6 @@ async def progression(nats_server: NatsServer, tmp_path: Path) -> AsyncIterator[
     await app.stop()
     await nc.drain()
     assert nats_server.permission_violations() == []
-
-
-def two_player_game(table_id: str, winner: str, loser: str, rounds: int = 30) -> GameFinished:
-    """A finished game as the table publishes it (no events stored: statistics are zero)."""
-
-    def seat(n: int, player_id: str, place: int) -> SeatResult:
-        return SeatResult(
-            seat=n,
-            player_id=player_id,
-            bot=False,
-            place=place,
-            survived=place == 1,
-            complete_groups=0,
-            cash=1000,
-            net_worth=5000,
-            properties=3,
-            buildings=0,
-        )
-
-    return GameFinished(
-        table_id=table_id,
-        room_id=None,
-        mode="classic",
-        rules_version="1.0",
-        rounds=rounds,
-        winner=0,
-        placement=[0, 1],
-        seats=[seat(0, winner, 1), seat(1, loser, 2)],
-        seed=7,
-        seed_commitment="0" * 64,
-        replay=[],
-        last_seq=0,
-        finished_at=time.time(),
-    )
 
 
 class Api:
@@ -132,7 +98,7 @@ async def test_a_credited_game_shows_in_profile_cards_missions_summary_and_leade
     pending = await alice.get("/api/me/games/g-social-1")
     assert pending["status"] == "pending" and pending["credit"] is None
 
-    game = two_player_game("g-social-1", alice.id, bob.id)
+    game = two_player_game("g-social-1", alice.id, bob.id, at=time.time())
     await gateway.nc.jetstream().publish(GAME_FINISHED, encode(game))
 
     async def credited() -> bool:

@@ -21,10 +21,11 @@ from opolyx_contracts.subjects import (
     LOBBY_EVENTS,
     TABLE_CREATE,
 )
-from opolyx_contracts.table import GameFinished, SeatOut, SeatResult, TableCreated
+from opolyx_contracts.table import SeatOut, TableCreated
 from opolyx_lobby.app import LobbyApp
 from opolyx_lobby.store import Claim
 from opolyx_service import flush_in_order
+from opolyx_testing.finished_games import finished_game, seat_result
 
 LobbyFactory = Callable[..., Awaitable[LobbyApp]]
 
@@ -255,37 +256,12 @@ async def fake_table_service(nc: Client, seen: list[dict[str, Any]]) -> None:
 
 
 def finished_event(table_id: str, room_id: str, players: list[tuple[str, bool]]) -> bytes:
-    return encode(
-        GameFinished(
-            table_id=table_id,
-            room_id=room_id,
-            mode="classic",
-            rules_version="1.0",
-            rounds=30,
-            winner=0,
-            placement=list(range(len(players))),
-            seats=[
-                SeatResult(
-                    seat=i,
-                    player_id=pid,
-                    bot=bot,
-                    place=i + 1,
-                    survived=True,
-                    complete_groups=0,
-                    cash=0,
-                    net_worth=0,
-                    properties=0,
-                    buildings=0,
-                )
-                for i, (pid, bot) in enumerate(players)
-            ],
-            seed=1,
-            seed_commitment="x",
-            replay=[],
-            last_seq=9,
-            finished_at=0.0,
-        )
-    )
+    """The room's game finished (the lobby reads the table and the seats' players only)."""
+    seats = [
+        seat_result(i, player_id, bot=bot, place=i + 1)
+        for i, (player_id, bot) in enumerate(players)
+    ]
+    return encode(finished_game(table_id, seats, room_id=room_id, last_seq=9))
 
 
 async def test_start_creates_the_table_without_progression_and_finishing_frees_everyone(

@@ -1,4 +1,5 @@
-"""Finished games and their event batches, built from the contract models (test helper)."""
+"""Event batches of a game as a table stores them, built from the contract models (test helper;
+the finished games themselves come from `opolyx_testing.finished_games`)."""
 
 from __future__ import annotations
 
@@ -7,71 +8,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from opolyx_contracts.table import GameFinished, SeatResult, TableEvents
-
-# 2026-12-02 12:00 UTC, a Wednesday of ISO week 2026-W49.
-WEDNESDAY = 1796212800.0
-
-
-def seat(
-    seat_no: int,
-    player_id: str,
-    *,
-    place: int,
-    bot: bool = False,
-    survived: bool = True,
-    groups: int = 0,
-) -> SeatResult:
-    return SeatResult(
-        seat=seat_no,
-        player_id=player_id,
-        bot=bot,
-        place=place,
-        survived=survived,
-        complete_groups=groups,
-        cash=1000,
-        net_worth=5000,
-        properties=3,
-        buildings=0,
-    )
-
-
-def finished(
-    table_id: str,
-    seats: Sequence[SeatResult],
-    *,
-    rounds: int = 30,
-    mode: str = "classic",
-    at: float = WEDNESDAY,
-    last_seq: int = 0,
-) -> GameFinished:
-    placement = [s.seat for s in sorted(seats, key=lambda s: s.place)]
-    return GameFinished(
-        table_id=table_id,
-        room_id=None,
-        mode=mode,
-        rules_version="1.0",
-        rounds=rounds,
-        winner=placement[0],
-        placement=placement,
-        seats=list(seats),
-        seed=7,
-        seed_commitment="0" * 64,
-        replay=[],
-        last_seq=last_seq,
-        finished_at=at,
-    )
-
-
-def two_player_game(
-    table_id: str, winner: str, loser: str, *, rounds: int = 30, at: float = WEDNESDAY
-) -> GameFinished:
-    return finished(
-        table_id,
-        [seat(0, winner, place=1), seat(1, loser, place=2, survived=False)],
-        rounds=rounds,
-        at=at,
-    )
+from opolyx_contracts.table import TableEvents
+from opolyx_testing.finished_games import WEDNESDAY
 
 
 @dataclass

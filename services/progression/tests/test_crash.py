@@ -20,8 +20,9 @@ from opolyx_contracts.subjects import (
 from opolyx_progression.database import create_engine
 from opolyx_progression.schema import credited_games, game_credits, players
 from opolyx_testing import script_path
+from opolyx_testing.finished_games import two_player_game
 from opolyx_testing.nats_server import NatsServer
-from progression_builders import EventLog, two_player_game
+from progression_builders import EventLog
 from sqlalchemy import func, select
 
 DURABLE = "progression"

@@ -9,7 +9,8 @@ from opolyx_progression.crediting import plan_game
 from opolyx_progression.missions import assigned
 from opolyx_progression.stats import game_stats
 from opolyx_rules.progression import xp_award, xp_for_level
-from progression_builders import WEDNESDAY, EventLog, finished, seat
+from opolyx_testing.finished_games import WEDNESDAY, finished_game, seat_result
+from progression_builders import EventLog
 
 
 def seeds() -> itertools.count[int]:
@@ -17,12 +18,12 @@ def seeds() -> itertools.count[int]:
 
 
 def test_every_human_seat_gets_the_rules_xp_and_bots_get_nothing() -> None:
-    game = finished(
+    game = finished_game(
         "t1",
         [
-            seat(0, "ann", place=2, groups=1),
-            seat(1, "bot-ada", place=1, bot=True),
-            seat(2, "ben", place=3, survived=False),
+            seat_result(0, "ann", place=2, groups=1),
+            seat_result(1, "bot-ada", place=1, bot=True),
+            seat_result(2, "ben", place=3, survived=False),
         ],
     )
     plan = plan_game(game, game_stats([]), {}, {}, flagged=False, new_seed=seeds().__next__)
@@ -34,20 +35,22 @@ def test_every_human_seat_gets_the_rules_xp_and_bots_get_nothing() -> None:
 
 
 def test_a_game_that_ends_before_round_20_pays_nothing() -> None:
-    game = finished("t1", [seat(0, "ann", place=1), seat(1, "ben", place=2)], rounds=19)
+    game = finished_game(
+        "t1", [seat_result(0, "ann", place=1), seat_result(1, "ben", place=2)], rounds=19
+    )
     plan = plan_game(game, game_stats([]), {}, {}, flagged=False, new_seed=seeds().__next__)
     assert all(c.reason == "too_short" and c.xp == 0 and not c.cards for c in plan)
     assert all(not c.missions for c in plan)
 
 
 def test_a_flagged_game_pays_nothing() -> None:
-    game = finished("t1", [seat(0, "ann", place=1), seat(1, "ben", place=2)])
+    game = finished_game("t1", [seat_result(0, "ann", place=1), seat_result(1, "ben", place=2)])
     plan = plan_game(game, game_stats([]), {}, {}, flagged=True, new_seed=seeds().__next__)
     assert all(c.reason == "flagged" and c.xp == 0 and not c.cards for c in plan)
 
 
 def test_a_win_drops_one_card_whose_seed_re_derives_it() -> None:
-    game = finished("t1", [seat(0, "ann", place=1), seat(1, "ben", place=2)])
+    game = finished_game("t1", [seat_result(0, "ann", place=1), seat_result(1, "ben", place=2)])
     # Both start at level 3 and stay below level 4: no level card, only the win card.
     totals = {"ann": xp_for_level(3), "ben": xp_for_level(3)}
     plan = plan_game(game, game_stats([]), totals, {}, flagged=False, new_seed=seeds().__next__)
@@ -59,7 +62,7 @@ def test_a_win_drops_one_card_whose_seed_re_derives_it() -> None:
 
 
 def test_crossing_level_2_drops_a_level_card() -> None:
-    game = finished("t1", [seat(0, "ann", place=1), seat(1, "ben", place=2)])
+    game = finished_game("t1", [seat_result(0, "ann", place=1), seat_result(1, "ben", place=2)])
     plan = plan_game(game, game_stats([]), {}, {}, flagged=False, new_seed=seeds().__next__)
     ben = plan[1]
     assert ben.level_before == 1 and ben.level_after >= 2
@@ -67,7 +70,7 @@ def test_crossing_level_2_drops_a_level_card() -> None:
 
 
 def test_missions_progress_and_a_completed_one_pays_its_reward() -> None:
-    game = finished("t1", [seat(0, "ann", place=1), seat(1, "ben", place=2)])
+    game = finished_game("t1", [seat_result(0, "ann", place=1), seat_result(1, "ben", place=2)])
     log = EventLog("t1").buy(0, 1).buy(0, 3).auction_won(0, 6, 700).rent(1, 0, 3000)
     plan = plan_game(
         game, game_stats(log.batches), {}, {}, flagged=False, new_seed=seeds().__next__
@@ -84,7 +87,7 @@ def test_missions_progress_and_a_completed_one_pays_its_reward() -> None:
 
 
 def test_a_mission_already_complete_pays_no_second_reward() -> None:
-    game = finished("t1", [seat(0, "ann", place=1), seat(1, "ben", place=2)])
+    game = finished_game("t1", [seat_result(0, "ann", place=1), seat_result(1, "ben", place=2)])
     done = {
         ("ann", a.period_key, a.mission.mission_id): a.mission.goal
         for a in assigned("ann", WEDNESDAY)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from opolyx_progression.missions import DAILY_COUNT, WEEKLY_COUNT, assigned, seat_metrics
 from opolyx_progression.periods import day_ends_at, day_key, iso_week_key, week_ends_at
-from progression_builders import WEDNESDAY
+from opolyx_testing.finished_games import WEDNESDAY
 
 DAY = 86400.0
 

@@ -7,7 +7,7 @@ from nats.aio.client import Client
 from opolyx_contracts import progression as contract
 from opolyx_contracts.replay import PAST_GAMES, PastGamesReply, PastGamesRequest
 from opolyx_progression.app import ProgressionApp
-from progression_builders import WEDNESDAY, two_player_game
+from opolyx_testing.finished_games import WEDNESDAY, two_player_game
 from test_service_nats import app, app_settings, ask, publish_game, wait_credited
 
 __all__ = ["app", "app_settings"]  # fixtures used by the test below (the others: conftest)

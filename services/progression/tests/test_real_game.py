@@ -12,7 +12,7 @@ from opolyx_progression.crediting import plan_game
 from opolyx_progression.stats import game_stats
 from opolyx_rules.events import event_to_json
 from opolyx_rules.simulate import play_game
-from progression_builders import WEDNESDAY
+from opolyx_testing.finished_games import WEDNESDAY
 
 
 def stored_batches(

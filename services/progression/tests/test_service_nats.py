@@ -27,8 +27,9 @@ from opolyx_progression.settings import ProgressionSection, ProgressionSettings
 from opolyx_service import flush_in_order
 from opolyx_service.metrics import ServiceMetrics
 from opolyx_service.settings import HttpSettings
+from opolyx_testing.finished_games import WEDNESDAY, finished_game, seat_result, two_player_game
 from opolyx_testing.nats_server import NatsServer
-from progression_builders import WEDNESDAY, EventLog, finished, seat, two_player_game
+from progression_builders import EventLog
 from prometheus_client import CollectorRegistry
 from pydantic import BaseModel
 
@@ -96,8 +97,8 @@ async def test_a_finished_game_is_credited_once_with_stats_from_its_events(
 ) -> None:
     log = EventLog("g1").buy(0, 1).buy(0, 3).rent(1, 0, 4000).auction_won(0, 6, 500)
     log.finish(0, [0, 1], "last_standing", 30)
-    game = finished(
-        "g1", [seat(0, "ann", place=1), seat(1, "ben", place=2, survived=False)]
+    game = finished_game(
+        "g1", [seat_result(0, "ann", place=1), seat_result(1, "ben", place=2, survived=False)]
     ).model_copy(update={"last_seq": log.last_seq})
     await publish_game(admin, game, log)
     credit = await wait_credited(gateway, "ann", "g1")

@@ -19,7 +19,8 @@ from opolyx_progression.stats import game_stats
 from opolyx_progression.store import CreditStore
 from opolyx_progression.weekly import add_weekly_xp
 from opolyx_rules.progression import level_for_xp, xp_for_seat
-from progression_builders import WEDNESDAY, EventLog, finished, seat, two_player_game
+from opolyx_testing.finished_games import WEDNESDAY, finished_game, seat_result, two_player_game
+from progression_builders import EventLog
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -246,13 +247,13 @@ async def test_team_games_are_not_checked_for_one_way_value(engine: AsyncEngine)
     store = store_for(engine)
     for i in (1, 2, 3):
         log = EventLog(f"t{i}").trade(1, 0, give_cash=3000)
-        game = finished(
+        game = finished_game(
             f"t{i}",
             [
-                seat(0, "a", place=1),
-                seat(1, "b", place=1),
-                seat(2, "c", place=2),
-                seat(3, "d", place=3),
+                seat_result(0, "a", place=1),
+                seat_result(1, "b", place=1),
+                seat_result(2, "c", place=2),
+                seat_result(3, "d", place=3),
             ],
             mode="team",
         )
