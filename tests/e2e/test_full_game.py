@@ -172,6 +172,8 @@ def test_a_blitz_game_to_its_end_pays_xp_and_missions_and_the_players_follow_eac
         expect(page.locator("#end-dialog")).to_be_visible(timeout=GAME_TIMEOUT_MS)
     state = quinn.evaluate("window.opolyx.app.table.view.state")
     assert state["finished"] and state["round"] >= 20, f"ended in round {state['round']}"
+    # Once a post-game panel shows XP, progression has read the game: so can the test.
+    expect(quinn.locator("#postgame .postgame-xp")).to_be_visible(timeout=CREDIT_TIMEOUT_MS)
     credited = credits_of_game(local, str(quinn.evaluate("window.opolyx.app.watching")))
     assert set(credited) == {quinn_id, vera_id}
 
