@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 
 import nats
 import pytest
@@ -112,6 +114,34 @@ async def test_nats_py_flush_alone_lets_its_ping_overtake_the_sub(
     sent = await sent_before_the_flush_returned(nats_server, lambda nc: nc.flush())
     ping = sent.rindex(b"PING\r\n")
     assert SUB_LINE not in sent[:ping]
+
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+AWAITED_FLUSH = re.compile(r"await\s+[\w.()]+\.flush\(")
+"""An awaited `.flush(`: a NATS client's (a file's flush is not awaited)."""
+
+
+def test_nothing_else_in_the_tree_awaits_client_flush() -> None:
+    """The trap is easy to fall into again (a test written in stop 32 did, and lost a message
+    in 2-8 runs of 100 under load): every caller goes through `flush_in_order`."""
+    allowed = {
+        REPOSITORY / "libs/opolyx_service/src/opolyx_service/flushing.py",  # the helper
+        Path(__file__).resolve(),  # the demonstration above
+    }
+    sources = [
+        path
+        for top in ("libs", "services", "tests", "bench", "scripts", "deploy")
+        for path in (REPOSITORY / top).rglob("*.py")
+        if path not in allowed
+    ]
+    assert len(sources) > 100, f"the tree was not found under {REPOSITORY}"
+    callers = [
+        f"{path.relative_to(REPOSITORY)}:{n}"
+        for path in sources
+        for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if AWAITED_FLUSH.search(line)
+    ]
+    assert callers == [], "use opolyx_service.flush_in_order, not Client.flush"
 
 
 async def test_a_connection_that_is_closed_is_refused_as_by_nats_py(
