@@ -20,8 +20,6 @@ from dataclasses import dataclass
 
 import nats
 import pytest
-from nats.js.api import DeliverPolicy
-from opolyx_contracts.envelope import decode
 from opolyx_contracts.subjects import GAME_FINISHED, GAMES_STREAM
 from opolyx_contracts.table import GameFinished
 from opolyx_progression.crediting import plan_game
@@ -29,6 +27,7 @@ from opolyx_progression.events import read_game_events
 from opolyx_progression.missions import assigned
 from opolyx_progression.stats import game_stats
 from opolyx_rules.progression import level_for_xp, xp_for_level
+from opolyx_testing.streams import read_stored
 from playwright.sync_api import Locator, Page, expect
 
 from .conftest import PHONE, WIDE, LocalSystem, PageWatch, local_system
@@ -44,23 +43,6 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSystem]:
     data_dir = tmp_path_factory.mktemp("opolyx-full-game")
     with local_system(data_dir, {"OPOLYX_TABLE__BOT_PACE": "0"}) as system:
         yield system
-
-
-async def _finished_game(js: nats.js.JetStreamContext, table_id: str) -> GameFinished:
-    """The table's `GameFinished`, as progression reads it from GAMES."""
-    last = (await js.get_last_msg(GAMES_STREAM, GAME_FINISHED)).seq or 0
-    sub = await js.subscribe(
-        GAME_FINISHED, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL, stream=GAMES_STREAM
-    )
-    try:
-        while True:
-            msg = await sub.next_msg(timeout=10)
-            finished = decode(GameFinished, msg.data)
-            if finished.table_id == table_id:
-                return finished
-            assert msg.metadata.sequence.stream < last, f"no GameFinished for {table_id}"
-    finally:
-        await sub.unsubscribe()
 
 
 @dataclass(frozen=True)
@@ -85,9 +67,11 @@ def credits_of_game(local: LocalSystem, table_id: str) -> dict[str, Credited]:
     async def read() -> dict[str, Credited]:
         nc = await nats.connect(local.layout.nats_url_for("admin"))
         try:
-            js = nc.jetstream()
-            finished = await _finished_game(js, table_id)
-            batches = await read_game_events(js, table_id, finished.last_seq, timeout=10)
+            games = await read_stored(nc, GAMES_STREAM, GAME_FINISHED, GameFinished, timeout=10)
+            (finished,) = [game for game in games if game.table_id == table_id]
+            batches = await read_game_events(
+                nc.jetstream(), table_id, finished.last_seq, timeout=10
+            )
         finally:
             await nc.close()
         stats = game_stats(batches, winner=finished.winner)
