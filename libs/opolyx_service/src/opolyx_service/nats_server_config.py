@@ -36,6 +36,7 @@ __all__ = [
     "ServerTls",
     "bcrypt_hash",
     "ensure_passwords",
+    "password_file",
     "render_server_config",
     "url_with_credentials",
     "write_nats_auth",
@@ -53,13 +54,18 @@ def bcrypt_hash(password: str) -> str:
     return bcrypt.hashpw(password.encode(), bcrypt.gensalt(BCRYPT_COST)).decode()
 
 
+def password_file(directory: Path, role: str) -> Path:
+    """Where the password of `role` is kept in a configuration's folder."""
+    return directory / f"{role}.password"
+
+
 def ensure_passwords(directory: Path, roles: Iterable[str]) -> dict[str, str]:
     """One password per role in `<directory>/<role>.password` (0600), made once and kept."""
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o700)
     passwords: dict[str, str] = {}
     for role in roles:
-        path = directory / f"{role}.password"
+        path = password_file(directory, role)
         if not path.exists():
             # O_EXCL: two processes setting up the same folder never overwrite each other.
             try:
@@ -149,7 +155,7 @@ class NatsAuthSetup:
 
     def password_file(self, role: str) -> Path:
         self._check(role)
-        return self.directory / f"{role}.password"
+        return password_file(self.directory, role)
 
     def url_for(self, role: str, url: str) -> str:
         """The server `url` with `role`'s credentials in it."""

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from opolyx_service.nats_server_config import CONFIG_NAME, url_with_credentials
+from opolyx_service.nats_server_config import CONFIG_NAME, password_file, url_with_credentials
 
 __all__ = ["LocalLayout", "RunningNats"]
 
@@ -81,5 +81,5 @@ class LocalLayout:
 
     def nats_url_for(self, role: str) -> str:
         """The running nats-server's URL with `role`'s user and password."""
-        password = (self.nats_auth / f"{role}.password").read_text().strip()
+        password = password_file(self.nats_auth, role).read_text().strip()
         return url_with_credentials(self.nats_server().url, role, password)
