@@ -61,9 +61,9 @@ more table instances would only share the same cores; with the stub the gateway'
 path is what saturates, which is what the saturation and CPU targets are about."""
 TARGET_SOCKETS = 5000
 """Issue 9: connected clients per gateway process (idle plus 5% active) at p99 < 50 ms."""
-PROFILED_GATEWAY = """
+PROFILED = """
 import cProfile, sys, time
-from opolyx_gateway.__main__ import main
+from {module}.__main__ import main
 profile = cProfile.Profile(time.process_time)  # CPU time: the machine's load does not count
 try:
     profile.runcall(main)
@@ -72,7 +72,8 @@ except SystemExit:
 finally:
     profile.dump_stats(sys.argv[1])
 """
-"""The current gateway under cProfile, timed in CPU seconds (`--profile`)."""
+"""A service (`module`: its package) under cProfile, timed in CPU seconds: the current side's
+gateway and table with `--profile`."""
 SERVER_ENV = {
     "OPOLYX_LOG__LEVEL": "WARNING",
     "OPOLYX_GATEWAY__RATE_PER_SECOND": "1000",
@@ -158,7 +159,11 @@ class Bench:
         self.logs = Path(tempfile.mkdtemp(prefix="opolyx-gateway-bench-"))
         self.procs: list[subprocess.Popen[bytes]] = []
         self.loads: list[float] = []
-        self.profile = self.logs / "gateway.prof" if args.profile else None
+        self.profiles = (
+            {name: self.logs / f"{name}.prof" for name in ("gateway", "table")}
+            if args.profile
+            else {}
+        )
 
     def spawn(self, argv: list[str], env: dict[str, str], name: str) -> subprocess.Popen[bytes]:
         with (self.logs / f"{name}.log").open("ab") as out:
@@ -185,15 +190,13 @@ class Bench:
         else:
             health = free_port()
             table = self.spawn(
-                [str(SCRIPTS / "opolyx-table")],
+                self.service_argv("table", name),
                 {**env, "OPOLYX_HTTP__PORT": str(health)},
                 f"{name}-t",
             )
             await wait_http(health, ("/readyz", "/health/ready"), table)
         port = free_port()
-        argv = [str(SCRIPTS / "opolyx-gateway")]
-        if self.profile is not None and name == "current":
-            argv = [sys.executable, "-c", PROFILED_GATEWAY, str(self.profile)]
+        argv = self.service_argv("gateway", name)
         gateway = self.spawn(argv, {**env, "OPOLYX_HTTP__PORT": str(port)}, f"{name}-gateway")
         await wait_http(port, ("/readyz", "/health/ready"), gateway)
         side = Side(name, f"ws://127.0.0.1:{port}/ws", gateway, table)
@@ -203,6 +206,14 @@ class Bench:
         side.players = await self.new_players(side, self._shared_players())
         side.tokens = [player.token for player in side.players]
         return side
+
+    def service_argv(self, service: str, side: str) -> list[str]:
+        """How a side's gateway or table is started: under cProfile on the current side
+        with `--profile`."""
+        profile = self.profiles.get(service)
+        if profile is None or side != "current":
+            return [str(SCRIPTS / f"opolyx-{service}")]
+        return [sys.executable, "-c", PROFILED.format(module=f"opolyx_{service}"), str(profile)]
 
     async def new_players(self, side: Side, count: int) -> list[Player]:
         """`count` signed-in players (an even number), two to a new Classic table.
@@ -581,9 +592,10 @@ def report(bench: Bench, sides: list[Side]) -> None:
         for side in sides[:3]:
             kib = sum(side.memory_per_socket) / len(side.memory_per_socket) / 1024
             print(f"{side.name:<22} {kib:>8.1f} KiB")
-    if bench.profile is not None and bench.profile.exists():
-        print(f"\nprofile of the current gateway over the whole run ({bench.profile}):")
-        pstats.Stats(str(bench.profile)).sort_stats("tottime").print_stats(25)
+    for service, profile in bench.profiles.items():
+        if profile.exists():
+            print(f"\nprofile of the current {service} over the whole run ({profile}):")
+            pstats.Stats(str(profile)).sort_stats("tottime").print_stats(25)
 
 
 def ratio(a: float, b: float) -> str:
@@ -606,7 +618,9 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=8.0, help="per phase and side")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--profile", action="store_true", help="cProfile the current gateway")
+    parser.add_argument(
+        "--profile", action="store_true", help="cProfile the current gateway and table"
+    )
     parser.add_argument(
         "--no-table-stub",
         dest="table_stub",

