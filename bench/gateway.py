@@ -563,7 +563,7 @@ def report_saturation_peaks(sides: list[Side], phases: list[str], seconds: float
     where a side peaks depends on the side and on the machine's moment (one seat of a table
     acts at a time, so 100 players keep 50 commands in flight where 100 floor clients keep
     100). Measured here: one run gave the floor 16,093 cmd/s at 200 clients, another 9,679
-    at 400; a third 13,401 at 100 and 9,586 at 200, where current made 2,499 and 2,525)."""
+    at 400; a third 13,401 at 100 and 9,586 at 200, where current made 2,499 and 2,525."""
     floor, current = sides[0], sides[2]
     stubbed = sides[3] if len(sides) > 3 else None
     peaks: dict[str, tuple[float, str]] = {}
