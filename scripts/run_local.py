@@ -17,7 +17,6 @@ with the `nats` CLI or a script, use the `admin` user and `nats-auth/admin.passw
 from __future__ import annotations
 
 import argparse
-import contextlib
 import http.client
 import json
 import os
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from opolyx_service.nats_server_config import write_nats_auth
 from opolyx_testing.local_layout import LocalLayout
+from opolyx_testing.nats_server import wait_for_ports_file
 from opolyx_testing.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,17 +135,10 @@ class Launcher:
         for stale in self.layout.nats_ports.glob("*.ports"):
             stale.unlink()
         proc = self.spawn("nats-server", self.layout.nats_server_argv(), {})
-        ports_file = self.layout.ports_file(proc.pid)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise RuntimeError(f"nats-server exited; see {self.layout.log_file('nats-server')}")
-            if ports_file.exists():
-                with contextlib.suppress(ValueError):
-                    urls = json.loads(ports_file.read_text())["nats"]
-                    return str(urls[0])
-            time.sleep(0.02)
-        raise RuntimeError("nats-server did not start within 15 s")
+        try:
+            return wait_for_ports_file(proc, self.layout.ports_file(proc.pid), 15)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}; see {self.layout.log_file('nats-server')}") from None
 
     def signing_key(self) -> str:
         path = self.layout.signing_key

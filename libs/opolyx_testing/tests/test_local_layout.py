@@ -2,7 +2,6 @@
 real binary, with the layout's configuration and ports folder) and connects as a role."""
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,10 +9,12 @@ import nats
 import pytest
 from opolyx_service.nats_server_config import write_nats_auth
 from opolyx_testing.local_layout import LocalLayout
+from opolyx_testing.nats_server import wait_for_ports_file
 
 
 @pytest.fixture
-def layout(tmp_path: Path) -> Iterator[LocalLayout]:
+def layout(tmp_path: Path) -> Iterator[tuple[LocalLayout, str]]:
+    """The layout, with the URL its nats-server wrote once it listened."""
     layout = LocalLayout(tmp_path)
     auth = write_nats_auth(layout.nats_auth)
     assert auth.config_path == layout.nats_config
@@ -24,24 +25,21 @@ def layout(tmp_path: Path) -> Iterator[LocalLayout]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 15
-        while not layout.ports_file(proc.pid).exists():
-            assert proc.poll() is None, "nats-server exited"
-            assert time.monotonic() < deadline, "nats-server wrote no ports file"
-            time.sleep(0.02)
-        yield layout
+        yield layout, wait_for_ports_file(proc, layout.ports_file(proc.pid), 15)
     finally:
         proc.terminate()
         proc.wait(10)
 
 
 async def test_the_running_server_is_found_and_a_role_connects_with_its_password(
-    layout: LocalLayout,
+    layout: tuple[LocalLayout, str],
 ) -> None:
-    running = layout.nats_server()
-    assert layout.ports_file(running.pid).exists()
+    local, listening = layout
+    running = local.nats_server()
+    assert local.ports_file(running.pid).exists()
+    assert running.url == listening
     assert running.url.startswith("nats://127.0.0.1:")
-    nc = await nats.connect(layout.nats_url_for("gateway"))
+    nc = await nats.connect(local.nats_url_for("gateway"))
     try:
         assert nc.is_connected
     finally:

@@ -4,13 +4,12 @@ nats-server, as a role) read from there: both through this one description."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from opolyx_service.nats_server_config import CONFIG_NAME, password_file, url_with_credentials
 
-from opolyx_testing.nats_server import nats_server_argv
+from opolyx_testing.nats_server import nats_server_argv, ports_file_url
 
 __all__ = ["LocalLayout", "RunningNats"]
 
@@ -83,8 +82,10 @@ class LocalLayout:
     def nats_server(self) -> RunningNats:
         """The running nats-server (the launcher removes stale ports files when it starts one)."""
         (ports,) = self.nats_ports.glob("nats-server_*.ports")
-        url = json.loads(ports.read_text())["nats"][0]
-        return RunningNats(pid=int(ports.stem.rsplit("_", 1)[1]), url=str(url))
+        url = ports_file_url(ports)
+        if url is None:
+            raise RuntimeError(f"{ports} names no client URL")
+        return RunningNats(pid=int(ports.stem.rsplit("_", 1)[1]), url=url)
 
     def nats_url_for(self, role: str) -> str:
         """The running nats-server's URL with `role`'s user and password."""

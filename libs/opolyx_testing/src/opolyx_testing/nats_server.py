@@ -44,7 +44,9 @@ __all__ = [
     "NatsServer",
     "nats_server_argv",
     "nats_server_binary",
+    "ports_file_url",
     "start_nats_server",
+    "wait_for_ports_file",
 ]
 
 NATS_IMAGE = "nats:2.11-alpine"
@@ -68,15 +70,41 @@ def nats_server_binary() -> Path:
 def nats_server_argv(
     store: Path, ports_dir: Path, config: Path | None = None, port: int = -1
 ) -> list[str]:
-    """How every local nats-server here is started (the tests' and `make run`'s): JetStream
-    on, stored in `store`, on loopback only, at `port` (-1: a free one, which the server
-    writes to `nats-server_<pid>.ports` in `ports_dir`), with `config` (authorization)."""
+    """How a single local nats-server is started (the tests', `make run`'s and the table
+    benchmark's): JetStream on, stored in `store`, on loopback only, at `port` (-1: a free
+    one), with `config` (authorization). The server writes its URLs to
+    `nats-server_<pid>.ports` in `ports_dir` (`ports_file_url`, `wait_for_ports_file`)."""
     return [
         str(nats_server_binary()),
         *(["-c", str(config)] if config is not None else []),
         *("-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(store)),
         *("--ports_file_dir", str(ports_dir)),
     ]
+
+
+def ports_file_url(ports_file: Path) -> str | None:
+    """The client URL a nats-server wrote to its ports file; None while the file is not
+    there or not yet written whole. A server listening on every address says 0.0.0.0:
+    reached here on loopback."""
+    try:
+        urls = json.loads(ports_file.read_text())["nats"]
+    except (OSError, ValueError, KeyError):
+        return None
+    return str(urls[0]).replace("0.0.0.0", "127.0.0.1") if urls else None
+
+
+def wait_for_ports_file(process: subprocess.Popen[bytes], ports_file: Path, seconds: float) -> str:
+    """The client URL nats-server `process` writes to `ports_file` once it listens;
+    RuntimeError when it exits first or writes none within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"nats-server exited with {process.returncode}")
+        url = ports_file_url(ports_file)
+        if url is not None:
+            return url
+        time.sleep(0.01)
+    raise RuntimeError(f"nats-server did not report its port within {seconds:g} s")
 
 
 ADMIN_ROLE = "admin"
@@ -215,30 +243,15 @@ def _start_local(store_dir: Path, port: int = -1, auth: NatsAuthSetup | None = N
         stderr=subprocess.STDOUT,
     )
     log_file.close()
-    ports_file = ports_dir / f"nats-server_{process.pid}.ports"
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(
-                f"nats-server exited with {process.returncode}: {log_path.read_text()[-2000:]}"
-            )
-        if ports_file.exists():
-            try:
-                nats_urls = json.loads(ports_file.read_text())["nats"]
-            except (ValueError, KeyError):
-                nats_urls = []
-            if nats_urls:
-                return NatsServer(
-                    plain_url=nats_urls[0].replace("0.0.0.0", "127.0.0.1"),
-                    store_dir=store_dir,
-                    auth=auth,
-                    _process=process,
-                    _log_path=log_path,
-                )
-        time.sleep(0.01)
-    process.kill()
-    process.wait(5)
-    raise RuntimeError("nats-server did not report its port within 10 s")
+    try:
+        url = wait_for_ports_file(process, ports_dir / f"nats-server_{process.pid}.ports", 10)
+    except RuntimeError as exc:
+        process.kill()
+        process.wait(5)
+        raise RuntimeError(f"{exc}: {log_path.read_text()[-2000:]}") from None
+    return NatsServer(
+        plain_url=url, store_dir=store_dir, auth=auth, _process=process, _log_path=log_path
+    )
 
 
 _CONTAINER_AUTH_DIR = "/etc/opolyx-nats"

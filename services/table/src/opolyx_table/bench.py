@@ -41,7 +41,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from collections import Counter
@@ -62,6 +61,7 @@ from opolyx_service import flush_in_order
 from opolyx_service.direct import subscribe_direct
 from opolyx_service.requests import Requests
 from opolyx_testing.measuring import cpu_seconds, percentile, rss_bytes
+from opolyx_testing.nats_server import nats_server_argv
 from opolyx_testing.ports import free_port
 
 REPO = Path(__file__).resolve().parents[4]
@@ -86,19 +86,14 @@ TARGET_P50_TO_FLOOR = 2.0
 TARGET_THROUGHPUT_TO_BASELINE = 2.0
 
 
-def _scripts_dir() -> Path:
-    return Path(sysconfig.get_path("scripts"))
-
-
 @contextlib.contextmanager
 def nats_server(store: Path) -> Iterator[tuple[str, int]]:
     port = free_port()
     process = subprocess.Popen(
-        [str(_scripts_dir() / "nats-server"), "-js", "-a", "127.0.0.1", "-p", str(port),
-         "-sd", str(store)],
+        nats_server_argv(store, store, port=port),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    )
     try:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
