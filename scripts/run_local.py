@@ -63,6 +63,15 @@ def port_is_free(port: int) -> bool:
         return True
 
 
+def kept_secret(path: Path) -> str:
+    """A random secret kept in `path` (0600): made on the first run, the same on the next
+    (the gateway's signing key keeps players signed in; the operator tokens stay valid)."""
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
 def http_ok(port: int, path: str) -> bool:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
     try:
@@ -140,37 +149,26 @@ class Launcher:
         except RuntimeError as exc:
             raise RuntimeError(f"{exc}; see {self.layout.log_file('nats-server')}") from None
 
-    def signing_key(self) -> str:
-        path = self.layout.signing_key
-        if not path.exists():
-            path.write_text(secrets.token_urlsafe(32))
-            path.chmod(0o600)
-        return path.read_text().strip()
-
     def progression_env(self) -> dict[str, str]:
         """Progression keeps its SQLite database under the data directory; its operator
         endpoint (alt-farming flags) takes the token written here on the first run."""
-        token = self.layout.operator_token("progression")
-        if not token.exists():
-            token.write_text(secrets.token_urlsafe(32))
-            token.chmod(0o600)
         return {
             "OPOLYX_PROGRESSION__DATA_DIR": str(self.layout.progression_data),
-            "OPOLYX_PROGRESSION__OPERATOR__TOKEN": token.read_text().strip(),
+            "OPOLYX_PROGRESSION__OPERATOR__TOKEN": kept_secret(
+                self.layout.operator_token("progression")
+            ),
         }
 
     def chat_env(self) -> dict[str, str]:
         """Chat's reports endpoint for operators takes the token written here on the first run,
         on a port of this run written beside it (`chat-operator-port`)."""
         token = self.layout.operator_token("chat")
-        if not token.exists():
-            token.write_text(secrets.token_urlsafe(32))
-            token.chmod(0o600)
+        secret = kept_secret(token)
         port = free_port()
         self.layout.operator_port("chat").write_text(str(port))
         log(f"chat reports: http://127.0.0.1:{port}/operator/reports (token in {token})")
         return {
-            "OPOLYX_CHAT__OPERATOR__TOKEN": token.read_text().strip(),
+            "OPOLYX_CHAT__OPERATOR__TOKEN": secret,
             "OPOLYX_CHAT__OPERATOR__PORT": str(port),
         }
 
@@ -207,6 +205,7 @@ class Launcher:
         port = self.port if self.port and port_is_free(self.port) else free_port()
         if self.port and port != self.port:
             log(f"port {self.port} is busy; using {port}")
+        signing_keys = {"local": kept_secret(self.layout.signing_key)}
         gateway = self.spawn(
             "gateway",
             [str(SCRIPTS / "opolyx-gateway")],
@@ -214,7 +213,7 @@ class Launcher:
                 **common,
                 **auth.env_for("gateway"),
                 "OPOLYX_HTTP__PORT": str(port),
-                "OPOLYX_GATEWAY__SIGNING_KEYS": json.dumps({"local": self.signing_key()}),
+                "OPOLYX_GATEWAY__SIGNING_KEYS": json.dumps(signing_keys),
             },
         )
         self.wait_ready("gateway", gateway, port, "/readyz")
