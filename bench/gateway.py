@@ -3,8 +3,8 @@
 the same run, phase by phase, the sides interleaved (A B C, then C B A, ...):
 
 - floor: a bare websocket -> NATS request -> responder -> websocket server;
-- baseline: the gateway and table service of `baseline.BASELINE_COMMIT` (a worktree, the
-  same venv), on a nats-server of its own;
+- baseline: the gateway and table service of `baseline.BASELINE_COMMIT`, or of the commit
+  `--baseline` names (a worktree, the same venv), on a nats-server of its own;
 - current: today's gateway and table service, on a nats-server of its own;
 - current, table stub (saturation only): today's gateway in front of a table that only
   answers (`gateway_clients.run_table_stub`), so the gateway's own path saturates.
@@ -20,6 +20,7 @@ Targets (issue 9): CPU per command at most 4x the floor's; saturation at least 0
 floor's commands/s; p99 under 50 ms for 500 paced clients and for 5,000 connected clients.
 
     python bench/gateway.py [--clients 500] [--saturation 100,200] [--idle 5000] [--seconds 8]
+                             [--baseline COMMIT]
 """
 
 from __future__ import annotations
@@ -133,7 +134,6 @@ class Side:
     server: subprocess.Popen[bytes]
     """The process whose CPU and memory are measured (the gateway, or the floor's server)."""
     table: subprocess.Popen[bytes] | None = None
-    players: list[Player] = field(default_factory=list)
     tokens: list[str] = field(default_factory=list)
     results: dict[str, Figures] = field(default_factory=dict)
     cpu: dict[str, list[float]] = field(default_factory=dict)
@@ -203,10 +203,8 @@ class Bench:
         await wait_http(port, ("/readyz", "/health/ready"), gateway)
         side = Side(name, f"ws://127.0.0.1:{port}/ws", gateway, table)
         side.http_url, side.nats_url = f"http://127.0.0.1:{port}", nats_url
-        # The paced and capacity phases share these players across rounds (their games go
-        # on); each saturation phase makes players of its own (`saturation`).
-        side.players = await self.new_players(side, self._shared_players())
-        side.tokens = [player.token for player in side.players]
+        # Signed in once: the capacity phases' idle sockets only say hello.
+        side.tokens = [s["token"] for s in await self.sign_in(side, self._idle_identities())]
         return side
 
     def service_argv(self, service: str, side: str) -> list[str]:
@@ -217,24 +215,36 @@ class Bench:
             return [str(SCRIPTS / f"opolyx-{service}")]
         return [sys.executable, "-c", PROFILED.format(module=f"opolyx_{service}"), str(profile)]
 
-    async def new_players(self, side: Side, count: int) -> list[Player]:
-        """`count` signed-in players (an even number), two to a new Classic table.
-
-        Created when a phase needs them, not all at the start: a table nobody plays for a
-        few minutes moves on by its turn timers (autopilot, bots) and may end, so players
-        created at the start and first used in round 2 found no decision of theirs (0 cmd/s
-        in round 2's saturation, which halved the figure of a full run). Seeds count up per
-        side, so every side plays the same games."""
+    async def sign_in(self, side: Side, count: int) -> list[dict[str, Any]]:
+        """`count` new guest sessions (`player_id`, `name`, `token`)."""
         import httpx
-        import nats
-        from opolyx_contracts import subjects
-        from opolyx_contracts.table import CreateTable, SeatSpec
 
         async with httpx.AsyncClient(base_url=side.http_url, timeout=30) as http:
             sessions = []
             for i in range(side.created, side.created + count):
                 response = await http.post("/api/session", json={"name": f"Bench {i}"})
                 sessions.append(response.json())
+        side.created += count
+        return sessions
+
+    async def new_players(self, side: Side, count: int) -> list[Player]:
+        """`count` signed-in players (an even number), two to a new Classic table.
+
+        Made by each phase for itself, when it starts: a game from an earlier phase may have
+        moved on by its turn timers, or ended. The games are made without the autopilot
+        (`CreateTable.autopilot`): once a phase is over its players are gone for good, and
+        with it a bot would take each seat after the grace period and play on through the
+        later phases. 250 such games, the paced phase's, cost today's side about 10% of its
+        saturation rate (measured: 2,961 against 3,315 cmd/s), work the floor and the
+        baseline (which has no autopilot) never do. Without it an abandoned game only
+        times out, a turn every 45-75 s, until its seats resign (R16). Seeds count up per
+        side, so every side plays the same games."""
+        import nats
+        from opolyx_contracts import subjects
+        from opolyx_contracts.table import CreateTable, SeatSpec
+
+        first = side.created
+        sessions = await self.sign_in(side, count)
         players: list[Player] = []
         nc = await nats.connect(side.nats_url)
         try:
@@ -243,7 +253,8 @@ class Bench:
                 body = CreateTable(
                     mode="classic",
                     seats=[SeatSpec(player_id=s["player_id"], name=s["name"]) for s in pair],
-                    seed=side.created + i,
+                    seed=first + i,
+                    autopilot=False,
                 )
                 msg = await nc.request(subjects.TABLE_CREATE, body.model_dump_json().encode(), 10)
                 reply = json.loads(msg.data)
@@ -252,7 +263,6 @@ class Bench:
                 players += [Player(s["token"], reply["table_id"]) for s in pair]
         finally:
             await nc.close()
-        side.created += count
         return players
 
     # ------------------------------------------------------------- one phase, one side
@@ -340,14 +350,13 @@ class Bench:
 
     async def paced(self, side: Side, _round: int) -> None:
         n = self.args.clients
-        await self.timed(
-            side, "paced", n, self.player_socket(side, side.players[:n]), self.play(side, 1.0)
-        )
+        players = [] if side.floor else await self.new_players(side, n)
+        await self.timed(side, "paced", n, self.player_socket(side, players), self.play(side, 1.0))
 
-    def _shared_players(self) -> int:
-        """Players of the paced and capacity phases (an even number: two-seat tables)."""
-        shared = int(max(self.args.clients, self.args.idle // 20))
-        return shared + shared % 2
+    def _idle_identities(self) -> int:
+        """Sessions the capacity phases' idle sockets sign in with (several sockets share
+        one, as a player's devices do)."""
+        return min(int(self.args.idle), 500)
 
     def saturation(self, clients: int) -> Callable[[Side, int], Awaitable[None]]:
         """The saturation phase at `clients` clients (an even number) at full speed."""
@@ -374,12 +383,14 @@ class Bench:
 
     async def _capacity(self, side: Side, idle_count: int) -> None:
         active = idle_count // 20
+        active += active % 2  # two seats a table
+        players = [] if side.floor else await self.new_players(side, active)
         rss_before = rss_bytes(side.server.pid)
 
         async def idle_socket(i: int) -> Any:
             ws = await open_socket(side.ws_url)
             if not side.floor:
-                token = side.tokens[i % self._shared_players()]  # not a saturation player
+                token = side.tokens[i % len(side.tokens)]  # a session without a game
                 await ws.send(json.dumps({"id": 1, "type": "hello", "token": token}))
                 assert json.loads(await ws.recv())["ok"]
             return ws
@@ -393,7 +404,7 @@ class Bench:
                 side,
                 f"capacity {idle_count}",
                 active,
-                self.player_socket(side, side.players[:active]),
+                self.player_socket(side, players),
                 self.play(side, 1.0),
             )
         finally:
@@ -408,7 +419,9 @@ class Bench:
             try:
                 sides = [
                     await self.floor(urls[0]),
-                    await self.opolyx(f"baseline@{BASELINE_COMMIT}", urls[1], baseline_env()),
+                    await self.opolyx(
+                        f"baseline@{self.args.baseline}", urls[1], baseline_env(self.args.baseline)
+                    ),
                     await self.opolyx("current", urls[2], current_env()),
                 ]
                 if self.args.table_stub:
@@ -667,6 +680,12 @@ def main() -> None:
         default="1000,2000,3000,5000",
         help="signed-in sockets per capacity phase, comma-separated, 5%% of them playing "
         "(0: no capacity phase)",
+    )
+    parser.add_argument(
+        "--baseline",
+        default=BASELINE_COMMIT,
+        help="the commit run beside today's code (default: the one before issue 9's work; "
+        "the commit before a change, to measure that change)",
     )
     parser.add_argument("--seconds", type=float, default=8.0, help="per phase and side")
     parser.add_argument("--rounds", type=int, default=2)

@@ -37,7 +37,6 @@ import contextlib
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -61,8 +60,7 @@ from opolyx_service import flush_in_order
 from opolyx_service.direct import subscribe_direct
 from opolyx_service.requests import Requests
 from opolyx_testing.measuring import cpu_seconds, percentile, rss_bytes
-from opolyx_testing.nats_server import nats_server_argv
-from opolyx_testing.ports import free_port
+from opolyx_testing.nats_server import nats_server_argv, wait_for_ports_file
 
 REPO = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(REPO / "bench"))
@@ -88,20 +86,14 @@ TARGET_THROUGHPUT_TO_BASELINE = 2.0
 
 @contextlib.contextmanager
 def nats_server(store: Path) -> Iterator[tuple[str, int]]:
-    port = free_port()
+    """A nats-server of a side's own, on a free port: its URL (from its ports file) and pid."""
+    store.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen(
-        nats_server_argv(store, store, port=port),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        nats_server_argv(store, store), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as sock, contextlib.suppress(OSError):
-                sock.connect(("127.0.0.1", port))
-                break
-            time.sleep(0.02)
-        yield f"nats://127.0.0.1:{port}", process.pid
+        url = wait_for_ports_file(process, store / f"nats-server_{process.pid}.ports", 30)
+        yield url, process.pid
     finally:
         process.terminate()
         process.wait(10)
