@@ -154,6 +154,34 @@ def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     play_my_turn(page, buy=False)
 
 
+def test_a_double_tap_on_roll_rolls_once(pages: PageWatch) -> None:
+    """A second tap before the first one's reply is back sends nothing: it would be a second
+    roll after doubles, before the player saw the first throw, or a refusal shown as an
+    error."""
+    page = pages.open(PHONE)
+    sent: list[dict[str, Any]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.extend(frame_messages(f))))
+    sign_in(page, "Dana")
+    start_game_with_bots(page)
+    wait_for_my_roll(page)
+    before = table_seq(page)
+    # both taps in one task of the page: no reply can come between them
+    page.evaluate(
+        """() => {
+            const roll = document.querySelector("#decision [data-cmd=roll]");
+            roll.click();
+            roll.click();
+        }"""
+    )
+    page.wait_for_function(f"() => {SEQ} > {before}")
+    # a round trip after the taps: the frames the page sent before it have all been reported
+    page.evaluate("() => window.opolyx.app.conn.request('ping')")
+    assert "ping" in [m["type"] for m in sent]
+    commands = [m["command"] for m in sent if m["type"] == "table.cmd"]
+    assert [c["type"] for c in commands] == ["roll"], commands
+    expect(page.locator("#log")).to_contain_text("Dana (you) rolled")
+
+
 def test_decline_sends_the_property_to_auction_on_a_phone(pages: PageWatch) -> None:
     page = pages.open(PHONE)
     sign_in(page, "Bea")

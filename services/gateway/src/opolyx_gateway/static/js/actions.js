@@ -251,12 +251,23 @@ const lastSeq = new Map(); // table id -> last sequence seen, for the replay on 
 on("table", (tb) => lastSeq.set(tb.id, tb.seq));
 on("started", ({ tableId }) => startWatching(tableId, 0));
 
+// The game commands sent and not answered yet (table id and command JSON): a double tap sends
+// its command once. The second tap of "Roll" would otherwise be a second roll after doubles,
+// before the player saw the first throw (or a refusal shown as an error); another command,
+// or the same one once the first is answered (the state after it on screen), goes out.
+const commandsInFlight = new Set();
+
 export async function act(command) {
   const tb = store.table;
   if (!tb) return;
+  const key = `${tb.id} ${JSON.stringify(command)}`;
+  if (commandsInFlight.has(key)) return;
+  commandsInFlight.add(key);
   try {
     await store.conn.request("table.cmd", { table: tb.id, command });
   } catch (err) {
     fail(err);
+  } finally {
+    commandsInFlight.delete(key);
   }
 }
