@@ -10,7 +10,7 @@ from typing import Any
 from opolyx_testing.gateway_client import frame_messages
 from playwright.sync_api import Page, expect
 
-from .client_steps import SEQ, sign_in, start_game_with_bots, table_seq
+from .client_steps import SEQ, answer_until_roll, sign_in, start_game_with_bots, table_seq
 from .conftest import PHONE, PageWatch
 
 MY_TURN_TIMEOUT_MS = 60_000
@@ -154,10 +154,18 @@ def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     play_my_turn(page, buy=False)
 
 
-def test_a_double_tap_on_roll_rolls_once(pages: PageWatch) -> None:
-    """A second tap before the first one's reply is back sends nothing: it would be a second
-    roll after doubles, before the player saw the first throw, or a refusal shown as an
-    error."""
+def commands_sent(page: Page, sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The game commands among the messages the page sent (`sent`, from its sockets'
+    `framesent`), after a round trip: every frame sent before it has been reported by then."""
+    page.evaluate("() => window.opolyx.app.conn.request('ping')")
+    assert "ping" in [m["type"] for m in sent]
+    return [m["command"] for m in sent if m["type"] == "table.cmd"]
+
+
+def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> None:
+    """A second tap before the first one's reply is back, or the second click of a double
+    click, sends nothing: it would be a second roll after doubles before the player saw the
+    first throw, a click on whichever decision came next, or a refusal shown as an error."""
     page = pages.open(PHONE)
     sent: list[dict[str, Any]] = []
     page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.extend(frame_messages(f))))
@@ -174,12 +182,21 @@ def test_a_double_tap_on_roll_rolls_once(pages: PageWatch) -> None:
         }"""
     )
     page.wait_for_function(f"() => {SEQ} > {before}")
-    # a round trip after the taps: the frames the page sent before it have all been reported
-    page.evaluate("() => window.opolyx.app.conn.request('ping')")
-    assert "ping" in [m["type"] for m in sent]
-    commands = [m["command"] for m in sent if m["type"] == "table.cmd"]
-    assert [c["type"] for c in commands] == ["roll"], commands
+    assert [c["type"] for c in commands_sent(page, sent)] == ["roll"], sent
     expect(page.locator("#log")).to_contain_text("Dana (you) rolled")
+
+    answer_until_roll(page, buy=False)
+    wait_for_my_roll(page)
+    earlier = len(commands_sent(page, sent))
+    page.evaluate(
+        """() => document.querySelector("#decision [data-cmd=roll]")
+            .dispatchEvent(new MouseEvent("click", { bubbles: true, detail: 2 }))"""
+    )
+    assert commands_sent(page, sent)[earlier:] == []
+    before = table_seq(page)
+    page.dblclick("#decision [data-cmd=roll]")
+    page.wait_for_function(f"() => {SEQ} > {before}")
+    assert [c["type"] for c in commands_sent(page, sent)[earlier:]] == ["roll"], sent
 
 
 def test_decline_sends_the_property_to_auction_on_a_phone(pages: PageWatch) -> None:

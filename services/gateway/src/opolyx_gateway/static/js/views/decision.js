@@ -11,8 +11,12 @@ import { openManage, showEnd } from "./dialogs.js";
 let rerender = () => {};
 let focusedFor = null;
 
+// The second click of a double click (a click event's `detail` counts them; 0 from the
+// keyboard) sends nothing: by then the first one's state may be on screen, with another
+// decision's button, or Roll again after doubles, under the pointer.
 export function cmdButton(label, command, cls = "") {
-  return h(`button${cls}`, { type: "button", dataset: { cmd: command.type }, onclick: () => act(command) }, label);
+  const onclick = (ev) => { if (ev.detail < 2) act(command); };
+  return h(`button${cls}`, { type: "button", dataset: { cmd: command.type }, onclick }, label);
 }
 
 // How a payment's reason reads ("rent", "tax", ...), from the log's reason names.
