@@ -234,11 +234,9 @@ class Bench:
         moved on by its turn timers, or ended. The games are made without the autopilot
         (`CreateTable.autopilot`): once a phase is over its players are gone for good, and
         with it a bot would take each seat after the grace period and play on through the
-        later phases. 250 such games, the paced phase's, cost today's side about 10% of its
-        saturation rate (measured: 2,961 against 3,315 cmd/s), work the floor and the
-        baseline (which has no autopilot) never do. Without it an abandoned game only
-        times out, a turn every 45-75 s, until its seats resign (R16). Seeds count up per
-        side, so every side plays the same games."""
+        later phases: work the floor and the baseline (which has no autopilot) never do.
+        Without it an abandoned game only times out, a turn every 45-75 s, until its seats
+        resign (R16). Seeds count up per side, so every side plays the same games."""
         import nats
         from opolyx_contracts import subjects
         from opolyx_contracts.table import CreateTable, SeatSpec
@@ -362,9 +360,6 @@ class Bench:
         """The saturation phase at `clients` clients (an even number) at full speed."""
 
         async def phase(side: Side, _round: int) -> None:
-            # Fresh games each round, made now: a seat left by an earlier phase goes to the
-            # autopilot and its timers, and a command chosen from the last push can then
-            # meet a turn that moved on (turn/wrong_phase refusals).
             players = [] if side.floor else await self.new_players(side, clients)
             play = self.play(side, 0.0)
             await self.timed(side, phase.__name__, clients, self.player_socket(side, players), play)
