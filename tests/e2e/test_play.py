@@ -199,6 +199,33 @@ def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> No
     assert [c["type"] for c in commands_sent(page, sent)[earlier:]] == ["roll"], sent
 
 
+def test_a_double_click_on_create_and_start_makes_one_room_and_one_game(
+    pages: PageWatch,
+) -> None:
+    """Creating a room and starting its game, each clicked twice in one go, send one request
+    each and show no error (the second was refused as already in a room, or as started)."""
+    page = pages.open()
+    sent: list[dict[str, Any]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.extend(frame_messages(f))))
+    sign_in(page, "Eve")
+    page.select_option("#create-seats", "2")
+    twice = """(selector) => {
+        const button = document.querySelector(selector);
+        button.click();
+        button.click();
+    }"""
+    page.evaluate(twice, "#create-room")
+    expect(page.locator("#members li")).to_have_count(1)
+    page.click("#add-bot")
+    expect(page.locator("#members li")).to_have_count(2)
+    page.evaluate(twice, "#start-game")
+    expect(page.locator("#view-table")).to_be_visible()
+    wait_for_my_roll(page)
+    actions = [m["action"] for m in sent if m["type"] == "lobby"]
+    assert actions.count("create") == 1 and actions.count("start") == 1, actions
+    expect(page.locator("#toast")).to_be_hidden()
+
+
 def test_decline_sends_the_property_to_auction_on_a_phone(pages: PageWatch) -> None:
     page = pages.open(PHONE)
     sign_in(page, "Bea")

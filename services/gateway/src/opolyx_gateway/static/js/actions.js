@@ -31,6 +31,23 @@ export function fail(err) {
   toast(errorText(err));
 }
 
+// Requests sent and not answered yet, by what they ask: a double click or tap sends its
+// request once. The second one was refused and shown as an error ("already in a game" after
+// Create room), or worse, applied to the state after the first: a second roll after doubles,
+// before the player saw the first throw. The same request goes out again once the first is
+// answered (its outcome on screen).
+const inFlight = new Set();
+
+async function once(key, run) {
+  if (inFlight.has(key)) return;
+  inFlight.add(key);
+  try {
+    await run();
+  } finally {
+    inFlight.delete(key);
+  }
+}
+
 // ---------------------------------------------------------------- session
 export function saveSession(session) {
   store.session = session;
@@ -149,12 +166,14 @@ export async function joinRoom(room, invite) {
 }
 
 export async function createRoom({ mode, seats, isPrivate, autopilot = true }) {
-  try {
-    const data = await lobby(L.CREATE, { mode, seats, private: isPrivate, autopilot });
-    setRoom(data.room, data.invite_code);
-  } catch (err) {
-    fail(err);
-  }
+  await once(L.CREATE, async () => {
+    try {
+      const data = await lobby(L.CREATE, { mode, seats, private: isPrivate, autopilot });
+      setRoom(data.room, data.invite_code);
+    } catch (err) {
+      fail(err);
+    }
+  });
 }
 
 // A request about the player's own room; the reply's room replaces the shown one.
@@ -182,12 +201,15 @@ export async function leaveRoom() {
 
 export async function startGame() {
   if (!store.room) return;
-  try {
-    const data = await lobby(L.START, { room: store.room.room_id });
-    if (data.table_id) startWatching(data.table_id, 0);
-  } catch (err) {
-    fail(err);
-  }
+  const room = store.room.room_id;
+  await once(`${L.START} ${room}`, async () => {
+    try {
+      const data = await lobby(L.START, { room });
+      if (data.table_id) startWatching(data.table_id, 0);
+    } catch (err) {
+      fail(err);
+    }
+  });
 }
 
 // ---------------------------------------------------------------- table
@@ -251,23 +273,14 @@ const lastSeq = new Map(); // table id -> last sequence seen, for the replay on 
 on("table", (tb) => lastSeq.set(tb.id, tb.seq));
 on("started", ({ tableId }) => startWatching(tableId, 0));
 
-// The game commands sent and not answered yet (table id and command JSON): a double tap sends
-// its command once. The second tap of "Roll" would otherwise be a second roll after doubles,
-// before the player saw the first throw (or a refusal shown as an error); another command,
-// or the same one once the first is answered (the state after it on screen), goes out.
-const commandsInFlight = new Set();
-
 export async function act(command) {
   const tb = store.table;
   if (!tb) return;
-  const key = `${tb.id} ${JSON.stringify(command)}`;
-  if (commandsInFlight.has(key)) return;
-  commandsInFlight.add(key);
-  try {
-    await store.conn.request("table.cmd", { table: tb.id, command });
-  } catch (err) {
-    fail(err);
-  } finally {
-    commandsInFlight.delete(key);
-  }
+  await once(`table.cmd ${tb.id} ${JSON.stringify(command)}`, async () => {
+    try {
+      await store.conn.request("table.cmd", { table: tb.id, command });
+    } catch (err) {
+      fail(err);
+    }
+  });
 }
