@@ -199,31 +199,60 @@ def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> No
     assert [c["type"] for c in commands_sent(page, sent)[earlier:]] == ["roll"], sent
 
 
-def test_a_double_click_on_create_and_start_makes_one_room_and_one_game(
-    pages: PageWatch,
-) -> None:
-    """Creating a room and starting its game, each clicked twice in one go, send one request
-    each and show no error (the second was refused as already in a room, or as started)."""
-    page = pages.open()
-    sent: list[dict[str, Any]] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.extend(frame_messages(f))))
-    sign_in(page, "Eve")
-    page.select_option("#create-seats", "2")
-    twice = """(selector) => {
-        const button = document.querySelector(selector);
-        button.click();
-        button.click();
-    }"""
-    page.evaluate(twice, "#create-room")
-    expect(page.locator("#members li")).to_have_count(1)
-    page.click("#add-bot")
-    expect(page.locator("#members li")).to_have_count(2)
-    page.evaluate(twice, "#start-game")
-    expect(page.locator("#view-table")).to_be_visible()
-    wait_for_my_roll(page)
-    actions = [m["action"] for m in sent if m["type"] == "lobby"]
-    assert actions.count("create") == 1 and actions.count("start") == 1, actions
-    expect(page.locator("#toast")).to_be_hidden()
+TWICE = """(selector) => {
+    const button = document.querySelector(selector);
+    button.click();
+    button.click();
+}"""
+"""Two clicks on a button in one task of the page: no reply can come between them."""
+
+
+def lobby_actions(page: Page, sent: list[dict[str, Any]]) -> list[str]:
+    """The lobby actions among the messages the page sent (see `commands_sent`)."""
+    page.evaluate("() => window.opolyx.app.conn.request('ping')")
+    assert "ping" in [m["type"] for m in sent]
+    return [m["action"] for m in sent if m["type"] == "lobby"]
+
+
+def test_lobby_buttons_clicked_twice_send_one_request(pages: PageWatch) -> None:
+    """Create room, Leave, Join and Start game, each clicked twice in one go, send one
+    request each and show no error (the second was refused: "already playing a game" after
+    Create room, already in the room, not in it, already started)."""
+    host, friend = pages.open(), pages.open()
+    sent: dict[Page, list[dict[str, Any]]] = {host: [], friend: []}
+    for page, messages in sent.items():
+        page.on(
+            "websocket",
+            lambda ws, messages=messages: ws.on(
+                "framesent", lambda f: messages.extend(frame_messages(f))
+            ),
+        )
+    sign_in(host, "Eve")
+    host.select_option("#create-seats", "3")
+    host.evaluate(TWICE, "#create-room")
+    expect(host.locator("#members li")).to_have_count(1)
+    host.evaluate(TWICE, "#leave-room")
+    expect(host.locator("#my-room")).to_be_hidden()
+    expect(host.locator("#create-card")).to_be_visible()
+    host.click("#create-room")
+    expect(host.locator("#members li")).to_have_count(1)
+
+    sign_in(friend, "Fred")
+    join = f"#rooms li[data-room='{host.evaluate('window.opolyx.app.room.room_id')}'] button"
+    expect(friend.locator(join)).to_be_enabled()
+    friend.evaluate(TWICE, join)
+    expect(friend.locator("#members li")).to_have_count(2)
+    host.click("#add-bot")
+    expect(host.locator("#members li")).to_have_count(3)
+    host.evaluate(TWICE, "#start-game")
+    for page in (host, friend):
+        expect(page.locator("#view-table")).to_be_visible()
+
+    host_actions = lobby_actions(host, sent[host])
+    assert [host_actions.count(a) for a in ("create", "leave", "start")] == [2, 1, 1], host_actions
+    assert lobby_actions(friend, sent[friend]).count("join") == 1, sent[friend]
+    for page in (host, friend):
+        expect(page.locator("#toast")).to_be_hidden()
 
 
 def test_decline_sends_the_property_to_auction_on_a_phone(pages: PageWatch) -> None:

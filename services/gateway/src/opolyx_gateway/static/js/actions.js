@@ -157,12 +157,14 @@ export async function refreshRooms() {
 }
 
 export async function joinRoom(room, invite) {
-  try {
-    const data = await lobby(L.JOIN, { room, invite: invite || undefined });
-    setRoom(data.room, data.invite_code);
-  } catch (err) {
-    fail(err);
-  }
+  await once(`${L.JOIN} ${room}`, async () => {
+    try {
+      const data = await lobby(L.JOIN, { room, invite: invite || undefined });
+      setRoom(data.room, data.invite_code);
+    } catch (err) {
+      fail(err);
+    }
+  });
 }
 
 export async function createRoom({ mode, seats, isPrivate, autopilot = true }) {
@@ -191,12 +193,15 @@ export async function roomAct(action, fields = {}) {
 
 export async function leaveRoom() {
   if (!store.room) return;
-  try {
-    await lobby(L.LEAVE, { room: store.room.room_id });
-    setRoom(null);
-  } catch (err) {
-    fail(err);
-  }
+  const room = store.room.room_id;
+  await once(`${L.LEAVE} ${room}`, async () => {
+    try {
+      await lobby(L.LEAVE, { room });
+      setRoom(null);
+    } catch (err) {
+      fail(err);
+    }
+  });
 }
 
 export async function startGame() {
