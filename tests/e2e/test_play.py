@@ -154,6 +154,13 @@ def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     play_my_turn(page, buy=False)
 
 
+def record_sent(page: Page) -> list[dict[str, Any]]:
+    """The messages the page sends on its sockets from now on, in order (`framesent`)."""
+    sent: list[dict[str, Any]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.extend(frame_messages(f))))
+    return sent
+
+
 def commands_sent(page: Page, sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The game commands among the messages the page sent (`sent`, from its sockets'
     `framesent`), after a round trip: every frame sent before it has been reported by then."""
@@ -167,8 +174,7 @@ def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> No
     click, sends nothing: it would be a second roll after doubles before the player saw the
     first throw, a click on whichever decision came next, or a refusal shown as an error."""
     page = pages.open(PHONE)
-    sent: list[dict[str, Any]] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.extend(frame_messages(f))))
+    sent = record_sent(page)
     sign_in(page, "Dana")
     start_game_with_bots(page)
     wait_for_my_roll(page)
@@ -219,14 +225,7 @@ def test_lobby_buttons_clicked_twice_send_one_request(pages: PageWatch) -> None:
     request each and show no error (the second was refused: "already playing a game" after
     Create room, already in the room, not in it, already started)."""
     host, friend = pages.open(), pages.open()
-    sent: dict[Page, list[dict[str, Any]]] = {host: [], friend: []}
-    for page, messages in sent.items():
-        page.on(
-            "websocket",
-            lambda ws, messages=messages: ws.on(
-                "framesent", lambda f: messages.extend(frame_messages(f))
-            ),
-        )
+    sent = {host: record_sent(host), friend: record_sent(friend)}
     sign_in(host, "Eve")
     host.select_option("#create-seats", "3")
     host.evaluate(TWICE, "#create-room")
