@@ -35,7 +35,7 @@ export function fail(err) {
 // request once. The second one was refused and shown as an error ("already in a game" after
 // Create room), or worse, applied to the state after the first: a second roll after doubles,
 // before the player saw the first throw. The same request goes out again once the first is
-// answered (its outcome on screen).
+// answered (its outcome on screen). `run`'s failure is shown to the player.
 const inFlight = new Set();
 
 async function once(key, run) {
@@ -43,6 +43,8 @@ async function once(key, run) {
   inFlight.add(key);
   try {
     await run();
+  } catch (err) {
+    fail(err);
   } finally {
     inFlight.delete(key);
   }
@@ -158,23 +160,15 @@ export async function refreshRooms() {
 
 export async function joinRoom(room, invite) {
   await once(`${L.JOIN} ${room}`, async () => {
-    try {
-      const data = await lobby(L.JOIN, { room, invite: invite || undefined });
-      setRoom(data.room, data.invite_code);
-    } catch (err) {
-      fail(err);
-    }
+    const data = await lobby(L.JOIN, { room, invite: invite || undefined });
+    setRoom(data.room, data.invite_code);
   });
 }
 
 export async function createRoom({ mode, seats, isPrivate, autopilot = true }) {
   await once(L.CREATE, async () => {
-    try {
-      const data = await lobby(L.CREATE, { mode, seats, private: isPrivate, autopilot });
-      setRoom(data.room, data.invite_code);
-    } catch (err) {
-      fail(err);
-    }
+    const data = await lobby(L.CREATE, { mode, seats, private: isPrivate, autopilot });
+    setRoom(data.room, data.invite_code);
   });
 }
 
@@ -195,12 +189,8 @@ export async function leaveRoom() {
   if (!store.room) return;
   const room = store.room.room_id;
   await once(`${L.LEAVE} ${room}`, async () => {
-    try {
-      await lobby(L.LEAVE, { room });
-      setRoom(null);
-    } catch (err) {
-      fail(err);
-    }
+    await lobby(L.LEAVE, { room });
+    setRoom(null);
   });
 }
 
@@ -208,12 +198,8 @@ export async function startGame() {
   if (!store.room) return;
   const room = store.room.room_id;
   await once(`${L.START} ${room}`, async () => {
-    try {
-      const data = await lobby(L.START, { room });
-      if (data.table_id) startWatching(data.table_id, 0);
-    } catch (err) {
-      fail(err);
-    }
+    const data = await lobby(L.START, { room });
+    if (data.table_id) startWatching(data.table_id, 0);
   });
 }
 
@@ -281,11 +267,6 @@ on("started", ({ tableId }) => startWatching(tableId, 0));
 export async function act(command) {
   const tb = store.table;
   if (!tb) return;
-  await once(`table.cmd ${tb.id} ${JSON.stringify(command)}`, async () => {
-    try {
-      await store.conn.request("table.cmd", { table: tb.id, command });
-    } catch (err) {
-      fail(err);
-    }
-  });
+  await once(`table.cmd ${tb.id} ${JSON.stringify(command)}`, () =>
+    store.conn.request("table.cmd", { table: tb.id, command }));
 }
