@@ -161,12 +161,25 @@ def record_sent(page: Page) -> list[dict[str, Any]]:
     return sent
 
 
-def commands_sent(page: Page, sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The game commands among the messages the page sent (`sent`, from its sockets'
-    `framesent`), after a round trip: every frame sent before it has been reported by then."""
+def all_sent(page: Page, sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`sent` (from `record_sent`) once every frame the page sent so far is in it: after a
+    round trip, whose own message comes after them."""
     page.evaluate("() => window.opolyx.app.conn.request('ping')")
     assert "ping" in [m["type"] for m in sent]
-    return [m["command"] for m in sent if m["type"] == "table.cmd"]
+    return sent
+
+
+def commands_sent(page: Page, sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The game commands the page sent so far."""
+    return [m["command"] for m in all_sent(page, sent) if m["type"] == "table.cmd"]
+
+
+TWICE = """(selector) => {
+    const button = document.querySelector(selector);
+    button.click();
+    button.click();
+}"""
+"""Two clicks on a button in one task of the page: no reply can come between them."""
 
 
 def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> None:
@@ -179,14 +192,7 @@ def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> No
     start_game_with_bots(page)
     wait_for_my_roll(page)
     before = table_seq(page)
-    # both taps in one task of the page: no reply can come between them
-    page.evaluate(
-        """() => {
-            const roll = document.querySelector("#decision [data-cmd=roll]");
-            roll.click();
-            roll.click();
-        }"""
-    )
+    page.evaluate(TWICE, "#decision [data-cmd=roll]")
     page.wait_for_function(f"() => {SEQ} > {before}")
     assert [c["type"] for c in commands_sent(page, sent)] == ["roll"], sent
     expect(page.locator("#log")).to_contain_text("Dana (you) rolled")
@@ -205,19 +211,9 @@ def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> No
     assert [c["type"] for c in commands_sent(page, sent)[earlier:]] == ["roll"], sent
 
 
-TWICE = """(selector) => {
-    const button = document.querySelector(selector);
-    button.click();
-    button.click();
-}"""
-"""Two clicks on a button in one task of the page: no reply can come between them."""
-
-
 def lobby_actions(page: Page, sent: list[dict[str, Any]]) -> list[str]:
-    """The lobby actions among the messages the page sent (see `commands_sent`)."""
-    page.evaluate("() => window.opolyx.app.conn.request('ping')")
-    assert "ping" in [m["type"] for m in sent]
-    return [m["action"] for m in sent if m["type"] == "lobby"]
+    """The lobby actions the page sent so far."""
+    return [m["action"] for m in all_sent(page, sent) if m["type"] == "lobby"]
 
 
 def test_lobby_buttons_clicked_twice_send_one_request(pages: PageWatch) -> None:
