@@ -377,8 +377,7 @@ class Bench:
         return phase
 
     async def _capacity(self, side: Side, idle_count: int) -> None:
-        active = idle_count // 20
-        active += active % 2  # two seats a table
+        active = capacity_players(idle_count)
         players = [] if side.floor else await self.new_players(side, active)
         rss_before = rss_bytes(side.server.pid)
 
@@ -489,7 +488,7 @@ def report(bench: Bench, sides: list[Side]) -> None:
             for n in args.saturation_sizes
         },
         **{
-            f"capacity {n}": f"capacity: {n} idle sockets + {n // 20} paced players"
+            f"capacity {n}": f"capacity: {n} idle sockets + {capacity_players(n)} paced players"
             for n in args.idle_sizes
         },
     }
@@ -651,6 +650,12 @@ def report_cpu(sides: list[Side], phase: str, seconds: float) -> None:
 
 def saturation_phase(clients: int) -> str:
     return f"saturation {clients}"
+
+
+def capacity_players(idle_count: int) -> int:
+    """The players among a capacity phase's sockets: 5%, made even (two seats a table)."""
+    active = idle_count // 20
+    return active + active % 2
 
 
 def ratio(a: float, b: float) -> str:

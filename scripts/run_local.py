@@ -145,7 +145,7 @@ class Launcher:
             stale.unlink()
         proc = self.spawn("nats-server", self.layout.nats_server_argv(), {})
         try:
-            return wait_for_ports_file(proc, self.layout.ports_file(proc.pid), 15)
+            return wait_for_ports_file(proc, self.layout.nats_ports, 15)
         except RuntimeError as exc:
             raise RuntimeError(f"{exc}; see {self.layout.log_file('nats-server')}") from None
 

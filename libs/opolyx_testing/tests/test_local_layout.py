@@ -25,7 +25,7 @@ def layout(tmp_path: Path) -> Iterator[tuple[LocalLayout, str]]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        yield layout, wait_for_ports_file(proc, layout.ports_file(proc.pid), 15)
+        yield layout, wait_for_ports_file(proc, layout.nats_ports, 15)
     finally:
         proc.terminate()
         proc.wait(10)

@@ -44,6 +44,7 @@ __all__ = [
     "NatsServer",
     "nats_server_argv",
     "nats_server_binary",
+    "ports_file",
     "ports_file_url",
     "start_nats_server",
     "wait_for_ports_file",
@@ -82,6 +83,11 @@ def nats_server_argv(
     ]
 
 
+def ports_file(ports_dir: Path, pid: int) -> Path:
+    """Where nats-server `pid`, started with `--ports_file_dir ports_dir`, writes its URLs."""
+    return ports_dir / f"nats-server_{pid}.ports"
+
+
 def ports_file_url(ports_file: Path) -> str | None:
     """The client URL a nats-server wrote to its ports file; None while the file is not
     there or not yet written whole. A server listening on every address says 0.0.0.0:
@@ -93,14 +99,15 @@ def ports_file_url(ports_file: Path) -> str | None:
     return str(urls[0]).replace("0.0.0.0", "127.0.0.1") if urls else None
 
 
-def wait_for_ports_file(process: subprocess.Popen[bytes], ports_file: Path, seconds: float) -> str:
-    """The client URL nats-server `process` writes to `ports_file` once it listens;
-    RuntimeError when it exits first or writes none within `seconds`."""
+def wait_for_ports_file(process: subprocess.Popen[bytes], ports_dir: Path, seconds: float) -> str:
+    """The client URL nats-server `process` writes to its ports file in `ports_dir` once it
+    listens; RuntimeError when it exits first or writes none within `seconds`."""
+    written = ports_file(ports_dir, process.pid)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"nats-server exited with {process.returncode}")
-        url = ports_file_url(ports_file)
+        url = ports_file_url(written)
         if url is not None:
             return url
         time.sleep(0.01)
@@ -244,7 +251,7 @@ def _start_local(store_dir: Path, port: int = -1, auth: NatsAuthSetup | None = N
     )
     log_file.close()
     try:
-        url = wait_for_ports_file(process, ports_dir / f"nats-server_{process.pid}.ports", 10)
+        url = wait_for_ports_file(process, ports_dir, 10)
     except RuntimeError as exc:
         process.kill()
         process.wait(5)

@@ -92,7 +92,7 @@ def nats_server(store: Path) -> Iterator[tuple[str, int]]:
         nats_server_argv(store, store), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        url = wait_for_ports_file(process, store / f"nats-server_{process.pid}.ports", 30)
+        url = wait_for_ports_file(process, store, 30)
         yield url, process.pid
     finally:
         process.terminate()
