@@ -129,6 +129,25 @@ def answer_until_roll(page: Page, *, buy: bool, rounds: int = 40) -> list[str]:
     return sent
 
 
+def play_until_i_own(page: Page, deadline_s: float = 150) -> int:
+    """Plays this seat (buying what it lands on) until it owns a property and is to roll;
+    returns that property's square."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        owned = page.evaluate(
+            "(() => { const t = window.opolyx.app.table;"
+            " return t.view.state.squares.filter((p) => p.owner === t.seat && !p.mortgaged"
+            " && !p.buildings).map((p) => p.square); })()"
+        )
+        if owned and my_pending(page) == "roll":
+            return int(owned[0])
+        if my_pending(page):
+            answer_until_roll(page, buy=True)
+        else:
+            page.wait_for_timeout(200)
+    raise AssertionError("no property bought in time")
+
+
 def screenshot(page: Page, name: str) -> Path:
     """Keeps a screenshot in test-artifacts/ (not committed)."""
     ARTIFACTS.mkdir(exist_ok=True)

@@ -17,8 +17,7 @@ from playwright.sync_api import Page, ViewportSize, expect
 
 from .client_steps import (
     WAIT_S,
-    answer_until_roll,
-    my_pending,
+    play_until_i_own,
     poll,
     sign_in,
     start_game_with_bots,
@@ -91,25 +90,6 @@ def test_back_to_lobby_mid_game_keeps_a_way_back_and_no_stale_room(
     expect(page.locator("#players li", has_text="Rover (you)")).to_have_count(1)
     expect(page.locator("#log li").last).to_have_text("The table is set. Good luck!")
     expect(page.locator("#toast")).to_be_hidden()
-
-
-def play_until_i_own(page: Page, deadline_s: float = 150) -> int:
-    """Plays this seat (buying what it lands on) until it owns a property and is to roll;
-    returns that property's square."""
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        owned = page.evaluate(
-            "(() => { const t = window.opolyx.app.table;"
-            " return t.view.state.squares.filter((p) => p.owner === t.seat && !p.mortgaged"
-            " && !p.buildings).map((p) => p.square); })()"
-        )
-        if owned and my_pending(page) == "roll":
-            return int(owned[0])
-        if my_pending(page):
-            answer_until_roll(page, buy=True)
-        else:
-            page.wait_for_timeout(200)
-    raise AssertionError("no property bought in time")
 
 
 @on_desktop_and_phone()

@@ -10,7 +10,14 @@ from typing import Any
 from opolyx_testing.gateway_client import frame_messages
 from playwright.sync_api import Page, expect
 
-from .client_steps import SEQ, answer_until_roll, sign_in, start_game_with_bots, table_seq
+from .client_steps import (
+    SEQ,
+    answer_until_roll,
+    play_until_i_own,
+    sign_in,
+    start_game_with_bots,
+    table_seq,
+)
 from .conftest import PHONE, PageWatch
 
 MY_TURN_TIMEOUT_MS = 60_000
@@ -182,6 +189,11 @@ TWICE = """(selector) => {
 """Two clicks on a button in one task of the page: no reply can come between them."""
 
 
+DOUBLE_CLICK_SECOND = """(selector) => document.querySelector(selector)
+    .dispatchEvent(new MouseEvent("click", { bubbles: true, detail: 2 }))"""
+"""The second click of a double click alone (its `detail` is 2), whenever it comes."""
+
+
 def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> None:
     """A second tap before the first one's reply is back, or the second click of a double
     click, sends nothing: it would be a second roll after doubles before the player saw the
@@ -200,15 +212,35 @@ def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> No
     answer_until_roll(page, buy=False)
     wait_for_my_roll(page)
     earlier = len(commands_sent(page, sent))
-    page.evaluate(
-        """() => document.querySelector("#decision [data-cmd=roll]")
-            .dispatchEvent(new MouseEvent("click", { bubbles: true, detail: 2 }))"""
-    )
+    page.evaluate(DOUBLE_CLICK_SECOND, "#decision [data-cmd=roll]")
     assert commands_sent(page, sent)[earlier:] == []
     before = table_seq(page)
     page.dblclick("#decision [data-cmd=roll]")
     page.wait_for_function(f"() => {SEQ} > {before}")
     assert [c["type"] for c in commands_sent(page, sent)[earlier:]] == ["roll"], sent
+
+
+def test_enter_held_down_acts_once(pages: PageWatch) -> None:
+    """Enter held on a decision acts once: its auto-repeat (keydown with `repeat` set) does
+    not click the button that takes the focus next. Here the key goes down elsewhere, then
+    Roll gets the focus while it is held, as the next decision's button does when it
+    appears: the repeats roll nothing; a new press of Enter rolls."""
+    page = pages.open()
+    sent = record_sent(page)
+    sign_in(page, "Ivy")
+    start_game_with_bots(page)
+    wait_for_my_roll(page)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.down("Enter")  # on the page's body: nothing to act on
+    page.focus("#decision [data-cmd=roll]")
+    for _ in range(3):
+        page.keyboard.down("Enter")  # the auto-repeat, now on Roll
+    assert commands_sent(page, sent) == []
+    page.keyboard.up("Enter")
+    before = table_seq(page)
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => {SEQ} > {before}")
+    assert [c["type"] for c in commands_sent(page, sent)] == ["roll"], sent
 
 
 def lobby_actions(page: Page, sent: list[dict[str, Any]]) -> list[str]:
@@ -248,6 +280,79 @@ def test_lobby_buttons_clicked_twice_send_one_request(pages: PageWatch) -> None:
     assert lobby_actions(friend, sent[friend]).count("join") == 1, sent[friend]
     for page in (host, friend):
         expect(page.locator("#toast")).to_be_hidden()
+
+
+def test_a_double_click_on_a_property_action_acts_once(pages: PageWatch) -> None:
+    """The second click of a double click on a property action sends nothing, in "My
+    properties" and on the square's card: the open dialog shows the state after the first
+    one's reply with its buttons in place, so on Build (still enabled when the house evened
+    the group), once the local system had answered, it built a second house. Played here on
+    Mortgage and Unmortgage (a group to build on is left to the dice): a second click alone
+    sends nothing, and a double click one command."""
+    page = pages.open()
+    sent = record_sent(page)
+    sign_in(page, "Gus")
+    start_game_with_bots(page, bots=1)
+    square = play_until_i_own(page)
+    page.click("#open-manage")
+    row = f"#manage-dialog .prop-row[data-square='{square}']"
+    expect(page.locator(f"{row} [data-cmd=mortgage]")).to_be_enabled()
+    earlier = len(commands_sent(page, sent))
+    page.evaluate(DOUBLE_CLICK_SECOND, f"{row} [data-cmd=mortgage]")
+    assert commands_sent(page, sent)[earlier:] == []
+    before = table_seq(page)
+    page.dblclick(f"{row} [data-cmd=mortgage]")
+    page.wait_for_function(f"() => {SEQ} > {before}")
+    expect(page.locator(row)).to_contain_text("mortgaged")
+    assert commands_sent(page, sent)[earlier:] == [{"type": "mortgage", "square": square}]
+
+    page.keyboard.press("Escape")
+    expect(page.locator("#manage-dialog")).to_be_hidden()
+    page.click(f"#board .sq[data-square='{square}']")
+    card = "#property-dialog"
+    expect(page.locator(f"{card} [data-cmd=unmortgage]")).to_be_enabled()
+    earlier = len(commands_sent(page, sent))
+    page.evaluate(DOUBLE_CLICK_SECOND, f"{card} [data-cmd=unmortgage]")
+    assert commands_sent(page, sent)[earlier:] == []
+    before = table_seq(page)
+    page.dblclick(f"{card} [data-cmd=unmortgage]")
+    page.wait_for_function(f"() => {SEQ} > {before}")
+    expect(page.locator(f"{card} [data-cmd=mortgage]")).to_be_enabled()
+    assert commands_sent(page, sent)[earlier:] == [{"type": "unmortgage", "square": square}]
+    expect(page.locator("#toast")).to_be_hidden()
+
+
+def test_add_bot_and_remove_clicked_twice_send_one_request(pages: PageWatch) -> None:
+    """Add bot clicked twice in one go, or double clicked, adds one bot (it added two);
+    Remove likewise removes one, with no error (the second was refused: not in the room).
+    A second click alone sends nothing: it may come after the first one's reply."""
+    page = pages.open()
+    sent = record_sent(page)
+    sign_in(page, "Hal")
+    page.select_option("#create-seats", "5")
+    page.click("#create-room")
+    members = page.locator("#members li")
+    expect(members).to_have_count(1)
+
+    page.evaluate(TWICE, "#add-bot")
+    expect(members).to_have_count(2)
+    assert lobby_actions(page, sent).count("add_bot") == 1, sent
+    page.evaluate(DOUBLE_CLICK_SECOND, "#add-bot")
+    assert lobby_actions(page, sent).count("add_bot") == 1, sent
+    page.dblclick("#add-bot")
+    expect(members).to_have_count(3)
+    assert lobby_actions(page, sent).count("add_bot") == 2, sent
+
+    remove = "#members li button.link"  # a bot's Remove (the creator's row has none)
+    page.evaluate(TWICE, remove)
+    expect(members).to_have_count(2)
+    assert lobby_actions(page, sent).count("remove_bot") == 1, sent
+    page.evaluate(DOUBLE_CLICK_SECOND, remove)
+    assert lobby_actions(page, sent).count("remove_bot") == 1, sent
+    page.dblclick(remove)
+    expect(members).to_have_count(1)
+    assert lobby_actions(page, sent).count("remove_bot") == 2, sent
+    expect(page.locator("#toast")).to_be_hidden()
 
 
 def test_decline_sends_the_property_to_auction_on_a_phone(pages: PageWatch) -> None:

@@ -172,17 +172,20 @@ export async function createRoom({ mode, seats, isPrivate, autopilot = true }) {
   });
 }
 
-// A request about the player's own room; the reply's room replaces the shown one.
+// A request about the player's own room (add or remove a bot, kick a member); the reply's
+// room replaces the shown one. Sent once while its twin is unanswered: two clicks added two
+// bots, and a second Remove or Kick was refused and shown as an error. Returns the reply,
+// else null (no room, the request failed, shown to the player, or its twin was unanswered).
 export async function roomAct(action, fields = {}) {
   if (!store.room) return null;
-  try {
-    const data = await lobby(action, { room: store.room.room_id, ...fields });
-    if (data && data.room) setRoom(data.room, data.invite_code ?? store.invite);
-    return data;
-  } catch (err) {
-    fail(err);
-    return null;
-  }
+  const room = store.room.room_id;
+  let data = null;
+  await once(`${action} ${room} ${JSON.stringify(fields)}`, async () => {
+    const reply = await lobby(action, { room, ...fields });
+    if (reply && reply.room) setRoom(reply.room, reply.invite_code ?? store.invite);
+    data = reply;
+  });
+  return data;
 }
 
 export async function leaveRoom() {

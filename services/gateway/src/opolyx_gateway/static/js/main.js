@@ -7,6 +7,7 @@
 // here and add it to VIEWS.
 
 import { connect, loadSession, saveSession } from "./actions.js";
+import { ignoreHeldKeys } from "./dom.js";
 import { initI18n } from "./i18n.js";
 import { on, setScreen, store } from "./store.js";
 import * as motion from "./motion.js";
@@ -33,6 +34,7 @@ function showScreen(screen) {
 
 async function main() {
   await initI18n();
+  ignoreHeldKeys();
   on("screen", showScreen);
   for (const view of VIEWS) view.mount();
   const saved = loadSession();

@@ -1,7 +1,7 @@
 // The decision box in the board's centre: whose turn, and the pending decision's controls.
 
 import { COMMAND_TYPES as C, DECISION_KINDS as K } from "../constants.js";
-import { $, h, money } from "../dom.js";
+import { $, h, money, singleClick } from "../dom.js";
 import { act } from "../actions.js";
 import { t } from "../i18n.js";
 import { seatName, squareName, winnerText } from "../names.js";
@@ -11,11 +11,9 @@ import { openManage, showEnd } from "./dialogs.js";
 let rerender = () => {};
 let focusedFor = null;
 
-// The second click of a double click (a click event's `detail` counts them; 0 from the
-// keyboard) sends nothing: by then the first one's state may be on screen, with another
-// decision's button, or Roll again after doubles, under the pointer.
+// A decision's button: a double click sends its command once (singleClick says why).
 export function cmdButton(label, command, cls = "") {
-  const onclick = (ev) => { if (ev.detail < 2) act(command); };
+  const onclick = singleClick(() => act(command));
   return h(`button${cls}`, { type: "button", dataset: { cmd: command.type }, onclick }, label);
 }
 

@@ -3,7 +3,7 @@
 // follows each action.
 
 import { COMMAND_TYPES as C } from "../constants.js";
-import { $, h, money } from "../dom.js";
+import { $, h, money, singleClick } from "../dom.js";
 import { act } from "../actions.js";
 import { t } from "../i18n.js";
 import { seatName, squareName, winnerText } from "../names.js";
@@ -23,12 +23,15 @@ function kindName(kind) {
   return text === key ? kind : text;
 }
 
+// A square's Build / Sell / Mortgage / Unmortgage. The open dialog is re-rendered with the
+// state after each one, with the same button where it was: a double click on Build, its
+// second click after the first one's reply, could build a second house (singleClick).
 function propActions(square) {
   const labels = [[C.BUILD, "build"], [C.SELL, "sell"], [C.MORTGAGE, "mortgage"], [C.UNMORTGAGE, "unmortgage"]];
   return h("div.actions", {}, labels.map(([type, key]) =>
     h("button", {
       type: "button", dataset: { cmd: type, square }, disabled: !can(type, square),
-      onclick: () => act({ type, square }),
+      onclick: singleClick(() => act({ type, square })),
     }, t(`ui.property.${key}`))));
 }
 

@@ -4,7 +4,7 @@
 // (chat.settings); the chat service enforces them.
 
 import { LOBBY_ACTIONS as L, ROOM_STATUSES } from "../constants.js";
-import { $, h, toast } from "../dom.js";
+import { $, h, singleClick, toast } from "../dom.js";
 import {
   createRoom, errorText, joinRoom, leaveRoom, refreshRooms, returnToGame, roomAct, startGame,
 } from "../actions.js";
@@ -102,7 +102,7 @@ function renderRoom() {
       m.bot ? h("span.tag", {}, m.style ? t("ui.room.bot_style", { style: botStyle(m.style) }) : t("ui.room.bot")) : null,
       m.player_id === room.creator ? h("span.tag", {}, t("ui.room.creator")) : null),
     creator && m.player_id !== me
-      ? h("button.link", { onclick: () => roomAct(m.bot ? L.REMOVE_BOT : L.KICK, { target: m.player_id }) },
+      ? h("button.link", { onclick: singleClick(() => roomAct(m.bot ? L.REMOVE_BOT : L.KICK, { target: m.player_id })) },
         m.bot ? t("ui.room.remove") : t("ui.room.kick"))
       : null))));
   if (creator) {
@@ -115,7 +115,8 @@ function renderRoom() {
       chatSwitch("room-bot-stickers", "social.chat.bot_stickers", "bot_stickers", room.room_id)));
   }
   parts.push(h("div.actions", {},
-    creator ? h("button", { id: "add-bot", disabled: full, onclick: () => roomAct(L.ADD_BOT) }, t("ui.room.add_bot")) : null,
+    // a double click adds one bot, as a double click on Remove or Kick asks once (singleClick)
+    creator ? h("button", { id: "add-bot", disabled: full, onclick: singleClick(() => roomAct(L.ADD_BOT)) }, t("ui.room.add_bot")) : null,
     creator ? h("button.primary", { id: "start-game", disabled: room.members.length < 2, onclick: startGame }, t("ui.room.start")) : null,
     creator ? null : h("span.muted", {}, t("ui.room.waiting")),
     h("button.link", { id: "leave-room", onclick: leaveRoom }, t("ui.room.leave"))));
