@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from opolyx_testing.gateway_client import frame_messages
 from playwright.sync_api import Page, expect
 
 from .conftest import ARTIFACTS, ROOT
@@ -146,6 +147,29 @@ def play_until_i_own(page: Page, deadline_s: float = 150) -> int:
         else:
             page.wait_for_timeout(200)
     raise AssertionError("no property bought in time")
+
+
+TWICE = """(selector) => {
+    const button = document.querySelector(selector);
+    button.click();
+    button.click();
+}"""
+"""Two clicks on a button in one task of the page: no reply can come between them."""
+
+
+def record_sent(page: Page) -> list[dict[str, Any]]:
+    """The messages the page sends on its sockets from now on, in order (`framesent`)."""
+    sent: list[dict[str, Any]] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.extend(frame_messages(f))))
+    return sent
+
+
+def all_sent(page: Page, sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`sent` (from `record_sent`) once every frame the page sent so far is in it: after a
+    round trip, whose own message comes after them."""
+    page.evaluate("() => window.opolyx.app.conn.request('ping')")
+    assert "ping" in [m["type"] for m in sent]
+    return sent
 
 
 def screenshot(page: Page, name: str) -> Path:

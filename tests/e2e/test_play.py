@@ -12,8 +12,11 @@ from playwright.sync_api import Page, expect
 
 from .client_steps import (
     SEQ,
+    TWICE,
+    all_sent,
     answer_until_roll,
     play_until_i_own,
+    record_sent,
     sign_in,
     start_game_with_bots,
     table_seq,
@@ -161,32 +164,9 @@ def test_a_game_against_three_bots_survives_a_reload(pages: PageWatch) -> None:
     play_my_turn(page, buy=False)
 
 
-def record_sent(page: Page) -> list[dict[str, Any]]:
-    """The messages the page sends on its sockets from now on, in order (`framesent`)."""
-    sent: list[dict[str, Any]] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda f: sent.extend(frame_messages(f))))
-    return sent
-
-
-def all_sent(page: Page, sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`sent` (from `record_sent`) once every frame the page sent so far is in it: after a
-    round trip, whose own message comes after them."""
-    page.evaluate("() => window.opolyx.app.conn.request('ping')")
-    assert "ping" in [m["type"] for m in sent]
-    return sent
-
-
 def commands_sent(page: Page, sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The game commands the page sent so far."""
     return [m["command"] for m in all_sent(page, sent) if m["type"] == "table.cmd"]
-
-
-TWICE = """(selector) => {
-    const button = document.querySelector(selector);
-    button.click();
-    button.click();
-}"""
-"""Two clicks on a button in one task of the page: no reply can come between them."""
 
 
 DOUBLE_CLICK_SECOND = """(selector) => document.querySelector(selector)

@@ -25,6 +25,7 @@ from opolyx_contracts.subjects import GAME_FINISHED
 from opolyx_testing.finished_games import two_player_game
 from playwright.sync_api import Page, ViewportSize, expect
 
+from .client_steps import TWICE, all_sent, record_sent
 from .conftest import PHONE, VIEWPORTS, LocalSystem, PageWatch
 
 BLOCKED = "rotten"
@@ -123,6 +124,34 @@ def test_chat_in_the_waiting_room_and_at_the_table(
     expect(viewer_chat.locator(".chat-form")).to_be_hidden()
     say(host, "chat-table", "hello audience")
     expect(viewer_chat.locator(".chat-text", has_text="hello audience")).to_be_visible()
+
+
+def test_send_clicked_twice_or_enter_pressed_twice_posts_once(pages: PageWatch) -> None:
+    """Send double clicked, or Enter pressed twice, posts the text once: the second post was
+    refused by the chat service as a repeat ("You just sent that.") and shown as an error.
+    A sticker clicked twice in one go is sent once too."""
+    page = pages.open()
+    sent = record_sent(page)
+    sign_in(page, "Olga")
+    open_chat(page, "chat-lobby")
+    messages = page.locator("#chat-lobby .chat-text")
+    clicked, entered = (f"{how} ({uuid.uuid4().hex[:6]})" for how in ("clicked", "entered"))
+
+    page.fill("#chat-lobby .chat-input", clicked)
+    page.dblclick("#chat-lobby .chat-form button[type=submit]")
+    expect(messages.filter(has_text=clicked)).to_have_count(1)
+    expect(page.locator("#chat-lobby .chat-input")).to_have_value("")
+    page.fill("#chat-lobby .chat-input", entered)
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    expect(messages.filter(has_text=entered)).to_have_count(1)
+    page.click("#chat-lobby .sticker-open")
+    page.evaluate(TWICE, '#chat-lobby .sticker-picker [data-sticker="gg"]')
+    expect(page.locator("#chat-lobby .chat-sticker")).not_to_have_count(0)
+
+    posts = [m for m in all_sent(page, sent) if m["type"] == "chat.post"]
+    assert [m.get("text") or m.get("sticker") for m in posts] == [clicked, entered, "gg"], posts
+    expect(page.locator("#chat-lobby .chat-error")).to_be_empty()
 
 
 def publish_finished_game(url: str, table_id: str, winner: str, loser: str) -> None:

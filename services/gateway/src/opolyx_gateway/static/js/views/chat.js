@@ -37,6 +37,7 @@ class ChatPanel {
     this.wanted = null; // [channel, fallback] the view asks for
     this.joined = null; // what the current channel was joined for
     this.joining = Promise.resolve();
+    this.posting = new Set(); // the posts sent and not answered yet (see post)
     this.messages = [];
     this.mayPost = false;
     this.unread = 0;
@@ -157,17 +158,25 @@ class ChatPanel {
     this.render();
   }
 
+  // A post whose twin is still unanswered is not sent again: Send double clicked, or Enter
+  // pressed twice, posted the text twice, and the chat service refused the second ("You just
+  // sent that.", shown as an error). The text stays in the input until its post is answered.
   async post(fields) {
-    await this.joining; // a message written while the panel (re)joins goes to the new channel
-    if (!this.channel) return;
-    this.error.textContent = "";
-    delete this.error.dataset.code;
+    const key = JSON.stringify(fields);
+    if (this.posting.has(key)) return;
+    this.posting.add(key);
     try {
+      await this.joining; // a message written while the panel (re)joins goes to the new channel
+      if (!this.channel) return;
+      this.error.textContent = "";
+      delete this.error.dataset.code;
       const posted = await store.conn.request("chat.post", { channel: this.channel, ...fields });
-      if (fields.text) this.input.value = "";
+      if (fields.text && this.input.value.trim() === fields.text) this.input.value = "";
       this.add(posted.message);
     } catch (err) {
       this.showError(err);
+    } finally {
+      this.posting.delete(key);
     }
   }
 
