@@ -104,7 +104,7 @@ export function render(tb) {
         parts.push(nums, h("div.actions", {},
           h("button.primary", {
             type: "button", dataset: { cmd: C.JACKPOT }, disabled: pick.size < 1 || !can(C.JACKPOT),
-            onclick: () => { const numbers = [...pick].sort(); pick.clear(); act({ type: C.JACKPOT, numbers }); },
+            onclick: singleClick(() => { const numbers = [...pick].sort(); pick.clear(); act({ type: C.JACKPOT, numbers }); }),
           }, t("ui.decision.jackpot_bet", { amount: money(mode.jackpot_stake || 1000) })),
           can(C.JACKPOT_DECLINE) ? cmdButton(t("ui.decision.jackpot_skip"), { type: C.JACKPOT_DECLINE }) : null));
       }
@@ -125,7 +125,7 @@ export function render(tb) {
         parts.push(h("div.actions", {}, select,
           h("button.primary", {
             type: "button", dataset: { cmd: C.TELEPORT },
-            onclick: () => act({ type: C.TELEPORT, square: Number(select.value) }),
+            onclick: singleClick(() => act({ type: C.TELEPORT, square: Number(select.value) })),
           }, t("ui.decision.teleport"))));
       }
       break;
