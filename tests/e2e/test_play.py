@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from opolyx_testing.gateway_client import frame_messages
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Request, expect
 
 from .client_steps import (
     SEQ,
@@ -260,6 +260,36 @@ def test_lobby_buttons_clicked_twice_send_one_request(pages: PageWatch) -> None:
     assert lobby_actions(friend, sent[friend]).count("join") == 1, sent[friend]
     for page in (host, friend):
         expect(page.locator("#toast")).to_be_hidden()
+
+
+def session_requests(page: Page) -> list[str]:
+    """The sign-in requests (POST /api/session) the page makes from now on."""
+    made: list[str] = []
+
+    def seen(request: Request) -> None:
+        if request.method == "POST" and request.url.endswith("/api/session"):
+            made.append(request.url)
+
+    page.on("request", seen)
+    return made
+
+
+def test_sign_in_sent_twice_makes_one_player(pages: PageWatch) -> None:
+    """Play as guest clicked twice in one go, or Enter pressed twice, signs in once: each
+    made a guest player of its own, with a socket open for each."""
+    for how in ("clicked", "entered"):
+        page = pages.open()
+        sessions = session_requests(page)
+        page.fill("#signin-name", f"Nia {how}")
+        if how == "clicked":
+            page.evaluate(TWICE, "#signin-go")
+        else:
+            page.keyboard.press("Enter")
+            page.keyboard.press("Enter")
+        expect(page.locator("#conn")).to_have_text("online")
+        # a round trip on the socket: both requests were made long before it
+        page.evaluate("() => window.opolyx.app.conn.request('ping')")
+        assert len(sessions) == 1, (how, sessions)
 
 
 def test_a_double_click_on_a_property_action_acts_once(pages: PageWatch) -> None:
