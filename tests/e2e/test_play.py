@@ -292,6 +292,26 @@ def test_sign_in_sent_twice_makes_one_player(pages: PageWatch) -> None:
         assert len(sessions) == 1, (how, sessions)
 
 
+def test_autopilot_switch_double_clicked_switches_once(pages: PageWatch) -> None:
+    """ "Autopilot for me" double clicked, or clicked twice in one go, switches the autopilot
+    on once: the second click of a double click, after the first one's update, switched it
+    off again."""
+    page = pages.open()
+    sent = record_sent(page)
+    sign_in(page, "Kim")
+    start_game_with_bots(page, bots=1)
+    toggle = page.locator("#autopilot-toggle")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    page.evaluate(TWICE, "#autopilot-toggle")
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    page.evaluate(DOUBLE_CLICK_SECOND, "#autopilot-toggle")
+    toggle.dblclick()
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    switches = [m["on"] for m in all_sent(page, sent) if m["type"] == "table.autopilot"]
+    assert switches == [True, False], sent
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+
+
 def test_a_double_click_on_a_property_action_acts_once(pages: PageWatch) -> None:
     """The second click of a double click on a property action sends nothing, in "My
     properties" and on the square's card: the open dialog shows the state after the first

@@ -3,7 +3,7 @@
 // plays a seat (its `autopilot` list in every state); this only shows it and sends the switch.
 
 import { AUTOPILOT_REASONS as REASONS } from "../constants.js";
-import { $, h, toast } from "../dom.js";
+import { $, h, singleClick, toast } from "../dom.js";
 import { fail } from "../actions.js";
 import { onLanguage, t } from "../i18n.js";
 import { on, store } from "../store.js";
@@ -51,20 +51,28 @@ function render() {
   button.title = t("autopilot.switch_hint");
 }
 
+// True while a switch is sent and not answered. Two clicks in one go sent the same switch
+// twice (two toasts); the second click of a double click, once the first one's update was
+// in, switched the autopilot off again (singleClick in mount).
+let switching = false;
+
 async function toggle() {
   const tb = store.table;
-  if (!tb?.view || tb.seat === null || tb.seat === undefined) return;
+  if (switching || !tb?.view || tb.seat === null || tb.seat === undefined) return;
   const wanted = !autopilotSeats(tb).has(tb.seat);
+  switching = true;
   try {
     const result = await store.conn.request("table.autopilot", { table: tb.id, on: wanted });
     toast(t(result.autopilot ? "autopilot.now_on" : "autopilot.now_off"));
   } catch (err) {
     fail(err);
+  } finally {
+    switching = false;
   }
 }
 
 export function mount() {
-  $("#autopilot-toggle").addEventListener("click", toggle);
+  $("#autopilot-toggle").addEventListener("click", singleClick(toggle));
   // Registered after the table view (main.js): the players list is drawn, then badged.
   on("table", (tb) => { if (tb === store.table) render(); });
   onLanguage(render);
