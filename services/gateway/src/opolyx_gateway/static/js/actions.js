@@ -38,7 +38,7 @@ export function fail(err) {
 // answered (its outcome on screen). `run`'s failure is shown to the player.
 const inFlight = new Set();
 
-async function once(key, run) {
+export async function once(key, run) {
   if (inFlight.has(key)) return;
   inFlight.add(key);
   try {

@@ -4,7 +4,7 @@
 
 import { AUTOPILOT_REASONS as REASONS } from "../constants.js";
 import { $, h, singleClick, toast } from "../dom.js";
-import { fail } from "../actions.js";
+import { once } from "../actions.js";
 import { onLanguage, t } from "../i18n.js";
 import { on, store } from "../store.js";
 
@@ -51,24 +51,17 @@ function render() {
   button.title = t("autopilot.switch_hint");
 }
 
-// True while a switch is sent and not answered. Two clicks in one go sent the same switch
-// twice (two toasts); the second click of a double click, once the first one's update was
-// in, switched the autopilot off again (singleClick in mount).
-let switching = false;
-
+// The switch goes through `once`: two clicks in one go sent it twice (two toasts). The
+// second click of a double click, once the first one's update was in, switched the
+// autopilot off again (singleClick in mount).
 async function toggle() {
   const tb = store.table;
-  if (switching || !tb?.view || tb.seat === null || tb.seat === undefined) return;
-  const wanted = !autopilotSeats(tb).has(tb.seat);
-  switching = true;
-  try {
+  if (!tb?.view || tb.seat === null || tb.seat === undefined) return;
+  await once(`table.autopilot ${tb.id}`, async () => {
+    const wanted = !autopilotSeats(tb).has(tb.seat);
     const result = await store.conn.request("table.autopilot", { table: tb.id, on: wanted });
     toast(t(result.autopilot ? "autopilot.now_on" : "autopilot.now_off"));
-  } catch (err) {
-    fail(err);
-  } finally {
-    switching = false;
-  }
+  });
 }
 
 export function mount() {
