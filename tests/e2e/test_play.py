@@ -99,11 +99,17 @@ def play_my_turn(page: Page, *, buy: bool) -> str | None:
 
 
 def play_until_a_purchase_decision(page: Page, *, buy: bool, turns: int = 12) -> str:
-    for _ in range(turns):
+    """Plays until a buy decision, within `turns` of my rolls. A call of `play_my_turn` may
+    make no roll: a bid in a bot's auction is answered on its own (counted as a turn, twelve
+    calls once ended at round 5, after five rolls, auctions in between)."""
+    rolls = 0
+    while rolls < turns:
+        page.locator(", ".join(DECISIONS)).first.wait_for(timeout=MY_TURN_TIMEOUT_MS)
+        rolls += page.locator("#decision [data-cmd=roll]").count() > 0
         choice = play_my_turn(page, buy=buy)
         if choice is not None:
             return choice
-    raise AssertionError(f"no buy decision in {turns} turns")
+    raise AssertionError(f"no buy decision in {turns} rolls")
 
 
 def bot_names(page: Page) -> list[str]:
