@@ -35,16 +35,17 @@ export function fail(err) {
 // request once. The second one was refused and shown as an error ("already in a game" after
 // Create room), or worse, applied to the state after the first: a second roll after doubles,
 // before the player saw the first throw. The same request goes out again once the first is
-// answered (its outcome on screen). `run`'s failure is shown to the player.
+// answered (its outcome on screen). `run`'s failure is shown to the player: by `failed`,
+// where the request has a place of its own for errors, else as a toast.
 const inFlight = new Set();
 
-export async function once(key, run) {
+export async function once(key, run, failed = fail) {
   if (inFlight.has(key)) return;
   inFlight.add(key);
   try {
     await run();
   } catch (err) {
-    fail(err);
+    failed(err);
   } finally {
     inFlight.delete(key);
   }

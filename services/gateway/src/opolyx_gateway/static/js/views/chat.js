@@ -9,7 +9,7 @@
 
 import { CHAT_LOBBY_CHANNEL as LOBBY, CHAT_TEXT_LIMIT, PUSH_TYPES as P, STICKERS } from "../constants.js";
 import { $, h } from "../dom.js";
-import { errorText } from "../actions.js";
+import { errorText, once } from "../actions.js";
 import { has, onLanguage, t, translateDom } from "../i18n.js";
 import { DISCONNECTED } from "../net.js";
 import { setFollowing } from "../progression.js";
@@ -37,7 +37,6 @@ class ChatPanel {
     this.wanted = null; // [channel, fallback] the view asks for
     this.joined = null; // what the current channel was joined for
     this.joining = Promise.resolve();
-    this.posting = new Set(); // the posts sent and not answered yet (see post)
     this.messages = [];
     this.mayPost = false;
     this.unread = 0;
@@ -158,14 +157,11 @@ class ChatPanel {
     this.render();
   }
 
-  // A post whose twin is still unanswered is not sent again: Send double clicked, or Enter
-  // pressed twice, posted the text twice, and the chat service refused the second ("You just
-  // sent that.", shown as an error). The text stays in the input until its post is answered.
+  // Through `once`: Send double clicked, or Enter pressed twice, posted the text twice, and
+  // the chat service refused the second ("You just sent that.", shown as an error). The text
+  // stays in the input until its post is answered.
   async post(fields) {
-    const key = JSON.stringify(fields);
-    if (this.posting.has(key)) return;
-    this.posting.add(key);
-    try {
+    await once(`chat.post ${this.root.id} ${JSON.stringify(fields)}`, async () => {
       await this.joining; // a message written while the panel (re)joins goes to the new channel
       if (!this.channel) return;
       this.error.textContent = "";
@@ -173,11 +169,7 @@ class ChatPanel {
       const posted = await store.conn.request("chat.post", { channel: this.channel, ...fields });
       if (fields.text && this.input.value.trim() === fields.text) this.input.value = "";
       this.add(posted.message);
-    } catch (err) {
-      this.showError(err);
-    } finally {
-      this.posting.delete(key);
-    }
+    }, (err) => this.showError(err));
   }
 
   showError(err) {

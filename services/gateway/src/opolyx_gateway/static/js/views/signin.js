@@ -1,26 +1,18 @@
 // Sign-in: a display name, then the guest session.
 
 import { $ } from "../dom.js";
-import { errorText, signInAs } from "../actions.js";
+import { errorText, once, signInAs } from "../actions.js";
 import { on } from "../store.js";
 
-// True while a sign-in is sent and not answered: Play as guest clicked twice, or Enter
-// pressed twice, made two guest players and opened a socket for each (the page kept the
-// second player; the first one's socket stayed open).
-let signingIn = false;
-
+// Through `once`: Play as guest clicked twice, or Enter pressed twice, made two guest
+// players and opened a socket for each (the page kept the second player; the first one's
+// socket stayed open).
 async function onSubmit(ev) {
   ev.preventDefault();
-  if (signingIn) return;
-  signingIn = true;
-  $("#signin-error").textContent = "";
-  try {
+  await once("signin", async () => {
+    $("#signin-error").textContent = "";
     await signInAs($("#signin-name").value);
-  } catch (err) {
-    $("#signin-error").textContent = errorText(err);
-  } finally {
-    signingIn = false;
-  }
+  }, (err) => { $("#signin-error").textContent = errorText(err); });
 }
 
 export function mount() {
