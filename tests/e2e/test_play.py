@@ -180,6 +180,20 @@ DOUBLE_CLICK_SECOND = """(selector) => document.querySelector(selector)
 """The second click of a double click alone (its `detail` is 2), whenever it comes."""
 
 
+def double_click_sends_once(
+    page: Page, sent: list[dict[str, Any]], button: str, command: dict[str, Any]
+) -> None:
+    """The second click of a double click on `button` alone sends nothing; a double click
+    sends `command` once, and the page shows the state after it."""
+    earlier = len(commands_sent(page, sent))
+    page.evaluate(DOUBLE_CLICK_SECOND, button)
+    assert commands_sent(page, sent)[earlier:] == []
+    before = table_seq(page)
+    page.dblclick(button)
+    page.wait_for_function(f"() => {SEQ} > {before}")
+    assert commands_sent(page, sent)[earlier:] == [command], sent
+
+
 def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> None:
     """A second tap before the first one's reply is back, or the second click of a double
     click, sends nothing: it would be a second roll after doubles before the player saw the
@@ -197,13 +211,7 @@ def test_a_double_tap_or_double_click_on_roll_rolls_once(pages: PageWatch) -> No
 
     answer_until_roll(page, buy=False)
     wait_for_my_roll(page)
-    earlier = len(commands_sent(page, sent))
-    page.evaluate(DOUBLE_CLICK_SECOND, "#decision [data-cmd=roll]")
-    assert commands_sent(page, sent)[earlier:] == []
-    before = table_seq(page)
-    page.dblclick("#decision [data-cmd=roll]")
-    page.wait_for_function(f"() => {SEQ} > {before}")
-    assert [c["type"] for c in commands_sent(page, sent)[earlier:]] == ["roll"], sent
+    double_click_sends_once(page, sent, "#decision [data-cmd=roll]", {"type": "roll"})
 
 
 def test_enter_held_down_acts_once(pages: PageWatch) -> None:
@@ -332,28 +340,18 @@ def test_a_double_click_on_a_property_action_acts_once(pages: PageWatch) -> None
     page.click("#open-manage")
     row = f"#manage-dialog .prop-row[data-square='{square}']"
     expect(page.locator(f"{row} [data-cmd=mortgage]")).to_be_enabled()
-    earlier = len(commands_sent(page, sent))
-    page.evaluate(DOUBLE_CLICK_SECOND, f"{row} [data-cmd=mortgage]")
-    assert commands_sent(page, sent)[earlier:] == []
-    before = table_seq(page)
-    page.dblclick(f"{row} [data-cmd=mortgage]")
-    page.wait_for_function(f"() => {SEQ} > {before}")
+    mortgage = {"type": "mortgage", "square": square}
+    double_click_sends_once(page, sent, f"{row} [data-cmd=mortgage]", mortgage)
     expect(page.locator(row)).to_contain_text("mortgaged")
-    assert commands_sent(page, sent)[earlier:] == [{"type": "mortgage", "square": square}]
 
     page.keyboard.press("Escape")
     expect(page.locator("#manage-dialog")).to_be_hidden()
     page.click(f"#board .sq[data-square='{square}']")
     card = "#property-dialog"
     expect(page.locator(f"{card} [data-cmd=unmortgage]")).to_be_enabled()
-    earlier = len(commands_sent(page, sent))
-    page.evaluate(DOUBLE_CLICK_SECOND, f"{card} [data-cmd=unmortgage]")
-    assert commands_sent(page, sent)[earlier:] == []
-    before = table_seq(page)
-    page.dblclick(f"{card} [data-cmd=unmortgage]")
-    page.wait_for_function(f"() => {SEQ} > {before}")
+    unmortgage = {"type": "unmortgage", "square": square}
+    double_click_sends_once(page, sent, f"{card} [data-cmd=unmortgage]", unmortgage)
     expect(page.locator(f"{card} [data-cmd=mortgage]")).to_be_enabled()
-    assert commands_sent(page, sent)[earlier:] == [{"type": "unmortgage", "square": square}]
     expect(page.locator("#toast")).to_be_hidden()
 
 
