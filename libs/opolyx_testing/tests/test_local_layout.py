@@ -9,7 +9,7 @@ import nats
 import pytest
 from opolyx_service.nats_server_config import write_nats_auth
 from opolyx_testing.local_layout import LocalLayout
-from opolyx_testing.nats_server import wait_for_ports_file
+from opolyx_testing.nats_server import ports_file, wait_for_ports_file
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ async def test_the_running_server_is_found_and_a_role_connects_with_its_password
 ) -> None:
     local, listening = layout
     running = local.nats_server()
-    assert local.ports_file(running.pid).exists()
+    assert ports_file(local.nats_ports, running.pid).exists()
     assert running.url == listening
     assert running.url.startswith("nats://127.0.0.1:")
     nc = await nats.connect(local.nats_url_for("gateway"))

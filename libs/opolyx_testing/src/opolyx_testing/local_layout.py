@@ -9,7 +9,7 @@ from pathlib import Path
 
 from opolyx_service.nats_server_config import CONFIG_NAME, password_file, url_with_credentials
 
-from opolyx_testing.nats_server import nats_server_argv, ports_file, ports_file_url
+from opolyx_testing.nats_server import nats_server_argv, ports_file_url
 
 __all__ = ["LocalLayout", "RunningNats"]
 
@@ -70,9 +70,6 @@ class LocalLayout:
 
     def log_file(self, process: str) -> Path:
         return self.logs / f"{process}.log"
-
-    def ports_file(self, pid: int) -> Path:
-        return ports_file(self.nats_ports, pid)
 
     def nats_server_argv(self) -> list[str]:
         """The local system's nats-server command line: its configuration, store and ports
